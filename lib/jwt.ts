@@ -1,0 +1,107 @@
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+
+/**
+ * The two HS256 JWTs of GitLab's internal traffic:
+ * - shell JWT, header `Gitlab-Shell-Api-Request`: `{iss:"gitlab-shell", iat, exp=iat+60, gl_id?}`;
+ * - workhorse JWT, header `Gitlab-Workhorse-Api-Request`: `{iss:"gitlab-workhorse", iat}`.
+ * The algorithm is pinned to HS256 when verifying, so `alg: none` or RS256 tokens never pass.
+ */
+export const SHELL_HEADER = 'gitlab-shell-api-request';
+export const WORKHORSE_HEADER = 'gitlab-workhorse-api-request';
+export const SHELL_ISSUER = 'gitlab-shell';
+export const WORKHORSE_ISSUER = 'gitlab-workhorse';
+/** Rails decodes the shell JWT with 60 s of leeway. */
+export const SHELL_LEEWAY_SECONDS = 60;
+export const SHELL_TTL_SECONDS = 60;
+/** Rails' API_REQUEST_JWT_VALIDITY default for the workhorse JWT. */
+export const WORKHORSE_VALIDITY_SECONDS = 90;
+
+const ALGORITHMS = ['HS256'];
+
+export type JwtKey = Uint8Array;
+
+/** Turns a secret string into key bytes exactly as GitLab does (whitespace trimmed). */
+export function jwtKey(secret: string): JwtKey {
+  return new TextEncoder().encode(secret.trim());
+}
+
+export async function signShellJwt(
+  key: JwtKey,
+  glId?: string,
+  now = Math.floor(Date.now() / 1000),
+): Promise<string> {
+  const claims: Record<string, string> = {};
+  if (glId) claims.gl_id = glId;
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(SHELL_ISSUER)
+    .setIssuedAt(now)
+    .setExpirationTime(now + SHELL_TTL_SECONDS)
+    .sign(key);
+}
+
+export async function signWorkhorseJwt(key: JwtKey, now = Math.floor(Date.now() / 1000)): Promise<string> {
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(WORKHORSE_ISSUER)
+    .setIssuedAt(now)
+    .sign(key);
+}
+
+export type JwtFailure =
+  | 'missing'
+  | 'malformed'
+  | 'bad-signature'
+  | 'expired'
+  | 'wrong-issuer'
+  | 'missing-claim'
+  | 'stale';
+
+export type VerifyResult<T> = { ok: true; claims: T } | { ok: false; reason: JwtFailure };
+
+function classify(err: unknown): JwtFailure {
+  if (err instanceof joseErrors.JWTExpired) return 'expired';
+  if (err instanceof joseErrors.JWTClaimValidationFailed)
+    return err.claim === 'iss' ? 'wrong-issuer' : 'missing-claim';
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'bad-signature';
+  return 'malformed';
+}
+
+/** Verifies a shell JWT as Rails does (HS256, iss gitlab-shell, 60 s leeway). */
+export async function verifyShellJwt(
+  key: JwtKey,
+  token: string | undefined,
+  opts: { requireGlId?: boolean; leewaySeconds?: number } = {},
+): Promise<VerifyResult<{ gl_id?: string }>> {
+  if (!token) return { ok: false, reason: 'missing' };
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ALGORITHMS,
+      issuer: SHELL_ISSUER,
+      clockTolerance: opts.leewaySeconds ?? SHELL_LEEWAY_SECONDS,
+    });
+    const glId = payload.gl_id;
+    if (glId !== undefined && typeof glId !== 'string') return { ok: false, reason: 'missing-claim' };
+    if (opts.requireGlId && !glId) return { ok: false, reason: 'missing-claim' };
+    return { ok: true, claims: glId ? { gl_id: glId } : {} };
+  } catch (err) {
+    return { ok: false, reason: classify(err) };
+  }
+}
+
+/** Verifies a workhorse JWT as Rails does (HS256, iss gitlab-workhorse, iat no older than 90 s). */
+export async function verifyWorkhorseJwt(
+  key: JwtKey,
+  token: string | undefined,
+  now = Math.floor(Date.now() / 1000),
+): Promise<VerifyResult<Record<string, never>>> {
+  if (!token) return { ok: false, reason: 'missing' };
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: ALGORITHMS, issuer: WORKHORSE_ISSUER });
+    if (typeof payload.iat !== 'number') return { ok: false, reason: 'missing-claim' };
+    if (payload.iat < now - WORKHORSE_VALIDITY_SECONDS) return { ok: false, reason: 'stale' };
+    return { ok: true, claims: {} };
+  } catch (err) {
+    return { ok: false, reason: classify(err) };
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The topology file the mock cell serves (JSON). The stack generates it (`stack/demo-topology.ts`);
+ * tests may write their own. All names of cells, organizations, namespaces and users are unique.
+ */
+export type Visibility = 'private' | 'internal' | 'public';
+
+/** GitLab access levels. */
+export const AccessLevel = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
+
+export interface TopologyCell {
+  id: number;
+  /** e.g. "cell_us0" */
+  name: string;
+  /** The legacy cell owns fixed routes and unknown paths. Exactly one cell is legacy. */
+  legacy?: boolean;
+  /** Region used by the router to pick a cell to learn from, e.g. "us" or "eu". */
+  region: string;
+  /** Public URL of the cell's front door (its bridge). */
+  url: string;
+  gitaly: {
+    /** As Rails sends it, e.g. "tcp://127.0.0.1:9001". */
+    address: string;
+    /** storage name → absolute folder of bare repositories. */
+    storages: Record<string, string>;
+  };
+}
+
+export interface TopologyOrganization {
+  id: number;
+  /** URL path segment, e.g. "my-organization". */
+  path: string;
+  name: string;
+  /** Cell name that owns the organization and everything in it. */
+  cell: string;
+}
+
+export interface TopologyNamespace {
+  id: number;
+  /** Top-level path, e.g. "my-company". */
+  path: string;
+  name: string;
+  kind: 'group' | 'user';
+  organization: string;
+}
+
+export interface ProtectedBranch {
+  /** Branch name or wildcard pattern such as "release/*". */
+  name: string;
+  /** Minimum access level that may push (40 maintainers; 0 nobody). */
+  pushAccessLevel: number;
+  allowForcePush: boolean;
+}
+
+export interface TopologyProject {
+  id: number;
+  /** Project path inside its namespace, e.g. "my-project". */
+  path: string;
+  name: string;
+  namespace: string;
+  visibility: Visibility;
+  defaultBranch: string;
+  /** Storage name in the owning cell's Gitaly. */
+  storage: string;
+  protectedBranches: ProtectedBranch[];
+}
+
+export interface TopologyUser {
+  id: number;
+  username: string;
+  name: string;
+  admin?: boolean;
+  /** Organization path of the user's default organization. */
+  defaultOrganization: string;
+  /** Password for the HTML sign-in of the mock cell. */
+  password: string;
+}
+
+export interface TopologyMember {
+  user: string;
+  /** Top-level namespace path. */
+  namespace: string;
+  accessLevel: number;
+}
+
+export interface TopologyKey {
+  id: number;
+  user: string;
+  title: string;
+  /** OpenSSH public key line: "<type> <base64> [comment]". */
+  key: string;
+}
+
+export interface FixedRoute {
+  /** Path prefix such as "/admin" or an exact path with `exact: true`. */
+  path: string;
+  cell: string;
+  exact?: boolean;
+}
+
+export interface Topology {
+  /** Public URL users see (the router's HTTP front), for links in messages. */
+  externalUrl: string;
+  cells: TopologyCell[];
+  organizations: TopologyOrganization[];
+  namespaces: TopologyNamespace[];
+  projects: TopologyProject[];
+  users: TopologyUser[];
+  members: TopologyMember[];
+  keys: TopologyKey[];
+  fixedRoutes: FixedRoute[];
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['**/*.test.ts'],
+    exclude: ['node_modules/**', 'dist/**'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // End-to-end suites start whole stacks of processes; two cores cannot run many at once.
+    maxWorkers: 2,
+    fileParallelism: true,
+    reporters: ['default'],
+  },
+});

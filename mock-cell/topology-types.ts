@@ -75,10 +75,17 @@ export interface TopologyUser {
   password: string;
 }
 
+/**
+ * A membership: in a group (`namespace`, inherited by all its projects) or in one project
+ * (`project`, full path such as "my-company/my-project"). Exactly one of the two is set. A user's
+ * access to a project is the highest level among the group membership and the project membership.
+ */
 export interface TopologyMember {
   user: string;
-  /** Top-level namespace path. */
-  namespace: string;
+  /** Top-level namespace path (group membership). */
+  namespace?: string;
+  /** Full project path (project membership). */
+  project?: string;
   accessLevel: number;
 }
 

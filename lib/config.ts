@@ -73,7 +73,8 @@ export const httpUrl: Validator<string> = (v, name) => {
   return s.replace(/\/+$/, '');
 };
 
-export type Schema<T> = { [K in keyof T]: { validate: Validator<T[K]>; default?: T[K]; env?: string } };
+/** `default` is a raw value, parsed and validated like file and env values. */
+export type Schema<T> = { [K in keyof T]: { validate: Validator<T[K]>; default?: unknown; env?: string } };
 
 /** Reads `--config <file>` from argv, if present. */
 export function readConfigFile(argv: readonly string[]): Record<string, unknown> {

@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { hashedRepoPath } from '../lib/repo-path.js';
+import type { Topology } from '../mock-cell/topology-types.js';
+import { DEMO_USERS } from './demo-topology.js';
+import { createDemoRepository } from './git-fixture.js';
+import type { StackPaths } from './layout.js';
+
+const run = promisify(execFile);
+
+/** Writes a random secret file (mode 600) unless it exists: 32 hex characters, as GitLab generates. */
+async function ensureSecret(path: string): Promise<void> {
+  if (existsSync(path)) return;
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await writeFile(path, `${randomBytes(16).toString('hex')}\n`, { mode: 0o600 });
+  await chmod(path, 0o600);
+}
+
+/** Generates an ed25519 key pair with ssh-keygen unless it exists; returns the public key line. */
+export async function ensureSshKey(privatePath: string, comment: string): Promise<string> {
+  if (!existsSync(privatePath)) {
+    await mkdir(dirname(privatePath), { recursive: true, mode: 0o700 });
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', privatePath]);
+  }
+  await chmod(privatePath, 0o600);
+  return (await readFile(`${privatePath}.pub`, 'utf8')).trim();
+}
+
+/**
+ * Creates what the demo needs besides configuration: secrets, user key pairs and the router's host
+ * key. Existing files are kept. Returns each user's public key line.
+ */
+export async function ensureDemoSecretsAndKeys(paths: StackPaths): Promise<Record<string, string>> {
+  await Promise.all([
+    ensureSecret(paths.shellSecret),
+    ensureSecret(paths.workhorseSecret),
+    ensureSecret(paths.gitalyToken),
+  ]);
+  const publicKeys: Record<string, string> = {};
+  for (const user of DEMO_USERS) {
+    publicKeys[user.username] = await ensureSshKey(
+      paths.userKey(user.username),
+      `${user.username}@cells-demo`,
+    );
+  }
+  await ensureSshKey(paths.hostKey, 'router-host-key');
+  return publicKeys;
+}
+
+/** Absolute repository folder of every project of a topology (namespace → organization → cell → storage). */
+export function repositoryDirs(topology: Topology): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const project of topology.projects) {
+    const ns = topology.namespaces.find((n) => n.path === project.namespace);
+    const org = topology.organizations.find((o) => o.path === ns?.organization);
+    const cell = topology.cells.find((c) => c.name === org?.cell);
+    const storage = cell?.gitaly.storages[project.storage];
+    if (!storage) throw new Error(`demo topology: cannot place project ${project.namespace}/${project.path}`);
+    out[`${project.namespace}/${project.path}`] = join(storage, hashedRepoPath(project.id));
+  }
+  return out;
+}
+
+/** Creates each missing demo repository with real history; existing ones (and pushed work) are kept. */
+export async function ensureDemoRepositories(topology: Topology): Promise<Record<string, string>> {
+  const dirs = repositoryDirs(topology);
+  for (const cell of topology.cells) {
+    for (const storage of Object.values(cell.gitaly.storages)) await mkdir(storage, { recursive: true });
+  }
+  for (const [full, dir] of Object.entries(dirs)) {
+    if (existsSync(join(dir, 'HEAD'))) continue;
+    await mkdir(dirname(dir), { recursive: true });
+    await createDemoRepository(dir, full);
+  }
+  return dirs;
+}

@@ -1,0 +1,51 @@
+import { join, resolve } from 'node:path';
+
+/** The demo cells, in the order of the seed's topology (ids 1–4). */
+export const DEMO_CELLS = [
+  { id: 1, name: 'cell_us0', region: 'us', legacy: true },
+  { id: 2, name: 'cell_us1', region: 'us', legacy: false },
+  { id: 3, name: 'cell_eu0', region: 'eu', legacy: false },
+  { id: 4, name: 'cell_eu1', region: 'eu', legacy: false },
+] as const;
+
+export type DemoCell = (typeof DEMO_CELLS)[number];
+
+export const HOST = '127.0.0.1';
+
+/** Every port of the stack; `offset` (STACK_PORT_OFFSET) is added to each default. */
+export function stackPorts(offset: number) {
+  return {
+    routerSsh: 2222 + offset,
+    routerHttp: 8080 + offset,
+    routerMetrics: 8081 + offset,
+    rails: (cellId: number) => 3000 + cellId + offset,
+    bridge: (cellId: number) => 4000 + cellId + offset,
+    bridgeMetrics: (cellId: number) => 4100 + cellId + offset,
+    gitaly: (cellId: number) => 9000 + cellId + offset,
+  };
+}
+
+export type StackPorts = ReturnType<typeof stackPorts>;
+
+/** Absolute paths inside the data folder (STACK_DATA_DIR, default ./var). */
+export function stackPaths(dataDir: string) {
+  const root = resolve(dataDir);
+  return {
+    root,
+    stackJson: join(root, 'stack.json'),
+    topology: join(root, 'topology.json'),
+    configDir: join(root, 'config'),
+    logDir: join(root, 'logs'),
+    keysDir: join(root, 'keys'),
+    secretsDir: join(root, 'secrets'),
+    shellSecret: join(root, 'secrets', 'gitlab_shell_secret'),
+    workhorseSecret: join(root, 'secrets', 'gitlab_workhorse_secret'),
+    gitalyToken: join(root, 'secrets', 'gitaly_token'),
+    hostKey: join(root, 'router', 'ssh_host_ed25519_key'),
+    storage: (cellName: string) => join(root, 'cells', cellName, 'repositories'),
+    gitalyRuntime: (cellName: string) => join(root, 'cells', cellName, 'gitaly-runtime'),
+    userKey: (username: string) => join(root, 'keys', username),
+  };
+}
+
+export type StackPaths = ReturnType<typeof stackPaths>;

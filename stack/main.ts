@@ -1,0 +1,89 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { ConfigError, int, loadConfig, str } from '../lib/config.js';
+import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js';
+import { demoTopology } from './demo-topology.js';
+import { HOST, stackPaths, stackPorts } from './layout.js';
+import { planServices, stackJson } from './stack-config.js';
+import { Supervisor } from './supervisor.js';
+
+/**
+ * `npm start`: creates the demo data under STACK_DATA_DIR (default ./var), starts every service as
+ * its own process, writes <data>/stack.json and prints how to clone. SIGINT/SIGTERM stop everything.
+ */
+async function main(): Promise<void> {
+  const settings = loadConfig<{ dataDir: string; portOffset: number; logLevel: string }>(
+    {
+      dataDir: { validate: str, default: './var', env: 'STACK_DATA_DIR' },
+      portOffset: { validate: int(0, 50_000), default: 0, env: 'STACK_PORT_OFFSET' },
+      logLevel: { validate: str, default: 'info', env: 'STACK_LOG_LEVEL' },
+    },
+    { prefix: 'STACK' },
+  );
+  const paths = stackPaths(settings.dataDir);
+  const ports = stackPorts(settings.portOffset);
+  for (const dir of [paths.root, paths.configDir, paths.logDir]) await mkdir(dir, { recursive: true });
+  await rm(paths.stackJson, { force: true });
+
+  const publicKeys = await ensureDemoSecretsAndKeys(paths);
+  const topology = demoTopology(ports, paths, publicKeys);
+  await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
+  const repositories = await ensureDemoRepositories(topology);
+  const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
+  await writeFile(`${paths.root}/known_hosts`, `[${HOST}]:${ports.routerSsh} ${hostKey}\n`);
+
+  const planned = planServices(paths, ports, settings.logLevel);
+  for (const p of planned) await writeFile(p.spec.configFile, `${JSON.stringify(p.config, null, 2)}\n`);
+
+  let shuttingDown = false;
+  const supervisor = new Supervisor(paths.logDir, HOST, (name, code, logTail) => {
+    if (shuttingDown) return;
+    process.stderr.write(
+      `\n${name} exited unexpectedly (code ${code}); stopping the stack. Last log lines:\n${logTail}\n`,
+    );
+    void shutdown(1);
+  });
+  const shutdown = async (code: number) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    await rm(paths.stackJson, { force: true });
+    await supervisor.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  try {
+    for (const tier of [0, 1, 2])
+      await supervisor.start(planned.filter((p) => p.tier === tier).map((p) => p.spec));
+  } catch (err) {
+    process.stderr.write(`stack failed to start: ${(err as Error).message}\n`);
+    await shutdown(1);
+    return;
+  }
+
+  const contract = { ...stackJson(paths, ports, topology, repositories), pids: supervisor.pids };
+  await writeFile(paths.stackJson, `${JSON.stringify(contract, null, 2)}\n`);
+  const sshCommand = `ssh -i ${paths.userKey('alice')} -o IdentitiesOnly=yes -o UserKnownHostsFile=${paths.root}/known_hosts`;
+  process.stdout.write(
+    [
+      '',
+      `GitLab Cells demo stack is up. Data: ${paths.root}  Logs: ${paths.logDir}`,
+      `Router SSH ${HOST}:${ports.routerSsh}, HTTP http://${HOST}:${ports.routerHttp}; stack.json: ${paths.stackJson}`,
+      '',
+      'Clone as alice (Developer in my-company/my-project, served by cell_eu0):',
+      `  export GIT_SSH_COMMAND="${sshCommand}"`,
+      `  git clone ssh://git@${HOST}:${ports.routerSsh}/my-company/my-project.git`,
+      '',
+      `Other users: ${topology.users.map((u) => u.username).join(', ')} (keys in ${paths.keysDir}).`,
+      'Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `${err instanceof ConfigError ? 'invalid stack settings' : 'stack error'}: ${(err as Error).message}\n`,
+  );
+  process.exit(err instanceof ConfigError ? 78 : 1);
+});

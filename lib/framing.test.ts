@@ -17,9 +17,9 @@ import {
 
 async function decodeBody(chunks: Buffer[]): Promise<Buffer> {
   const out: Buffer[] = [];
-  await pipeline(Readable.from(chunks), new BodyFrameDecoder(), async function* (source) {
-    for await (const c of source) out.push(c as Buffer);
-  });
+  const decoder = new BodyFrameDecoder();
+  decoder.on('data', (c: Buffer) => out.push(c));
+  await pipeline(Readable.from(chunks), decoder);
   return Buffer.concat(out);
 }
 

@@ -1,6 +1,6 @@
 import type { Topology } from '../mock-cell/topology-types.js';
 import { AccessLevel } from '../mock-cell/topology-types.js';
-import { DEMO_CELLS, HOST, type StackPaths, type StackPorts } from './layout.js';
+import { DEMO_CELLS, type StackNet, type StackPaths, type StackPorts } from './layout.js';
 
 /** Demo users; `keyId` is the id of each user's SSH key. */
 export const DEMO_USERS = [
@@ -37,17 +37,18 @@ export function demoTopology(
   ports: StackPorts,
   paths: StackPaths,
   publicKeys: Record<string, string>,
+  net: StackNet,
 ): Topology {
   return {
-    externalUrl: `http://${HOST}:${ports.routerHttp}`,
+    externalUrl: `http://${net.host('router')}:${ports.routerHttp}`,
     cells: DEMO_CELLS.map((c) => ({
       id: c.id,
       name: c.name,
       legacy: c.legacy,
       region: c.region,
-      url: `http://${HOST}:${ports.bridge(c.id)}`,
+      url: `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`,
       gitaly: {
-        address: `tcp://${HOST}:${ports.gitaly(c.id)}`,
+        address: `tcp://${net.host('gitaly', c)}:${ports.gitaly(c.id)}`,
         storages: { default: paths.storage(c.name) },
       },
     })),

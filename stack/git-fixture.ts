@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -35,6 +35,7 @@ export async function createDemoRepository(bareDir: string, projectPath: string)
     await git(work, ['init', '-q', '--initial-branch=main', '.']);
     let clock = Date.UTC(2026, 0, 1) / 1000;
     const commit = async (file: string, content: string, message: string) => {
+      await mkdir(dirname(join(work, file)), { recursive: true });
       await writeFile(join(work, file), content);
       await git(work, ['add', file]);
       clock += 3600;

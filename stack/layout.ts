@@ -12,6 +12,26 @@ export type DemoCell = (typeof DEMO_CELLS)[number];
 
 export const HOST = '127.0.0.1';
 
+/**
+ * Where services bind and how they reach each other. Locally everything is on 127.0.0.1; under
+ * compose each service binds 0.0.0.0 and is reached by its service name.
+ */
+export interface StackNet {
+  bind: string;
+  host(service: 'router' | 'bridge' | 'rails' | 'gitaly', cell?: DemoCell): string;
+}
+
+export const LOCAL_NET: StackNet = { bind: HOST, host: () => HOST };
+
+/** Compose service names: router, bridge-us0, cell-us0, gitaly-us0, … */
+export function composeServiceName(service: 'router' | 'bridge' | 'rails' | 'gitaly', cell?: DemoCell): string {
+  if (service === 'router' || !cell) return 'router';
+  const short = cell.name.replace(/^cell_/, '');
+  return `${service === 'rails' ? 'cell' : service}-${short}`;
+}
+
+export const COMPOSE_NET: StackNet = { bind: '0.0.0.0', host: composeServiceName };
+
 /** Every port of the stack; `offset` (STACK_PORT_OFFSET) is added to each default. */
 export function stackPorts(offset: number) {
   return {

@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { ConfigError, int, loadConfig, str } from '../lib/config.js';
 import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js';
 import { demoTopology } from './demo-topology.js';
-import { HOST, stackPaths, stackPorts } from './layout.js';
+import { HOST, LOCAL_NET, stackPaths, stackPorts } from './layout.js';
 import { planServices, stackJson } from './stack-config.js';
 import { Supervisor } from './supervisor.js';
 
@@ -25,13 +25,13 @@ async function main(): Promise<void> {
   await rm(paths.stackJson, { force: true });
 
   const publicKeys = await ensureDemoSecretsAndKeys(paths);
-  const topology = demoTopology(ports, paths, publicKeys);
+  const topology = demoTopology(ports, paths, publicKeys, LOCAL_NET);
   await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
   const repositories = await ensureDemoRepositories(topology);
   const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
   await writeFile(`${paths.root}/known_hosts`, `[${HOST}]:${ports.routerSsh} ${hostKey}\n`);
 
-  const planned = planServices(paths, ports, settings.logLevel);
+  const planned = planServices(paths, ports, LOCAL_NET, settings.logLevel);
   for (const p of planned) await writeFile(p.spec.configFile, `${JSON.stringify(p.config, null, 2)}\n`);
 
   let shuttingDown = false;

@@ -1,5 +1,5 @@
 import type { Topology } from '../mock-cell/topology-types.js';
-import { DEMO_CELLS, HOST, type StackPaths, type StackPorts } from './layout.js';
+import { DEMO_CELLS, HOST, type StackNet, type StackPaths, type StackPorts } from './layout.js';
 import type { ServiceSpec } from './supervisor.js';
 
 /** One service's config file content and how the supervisor starts it. */
@@ -10,7 +10,12 @@ export interface PlannedService {
 }
 
 /** The processes of the demo stack and their config files (see docs/contracts.md). */
-export function planServices(paths: StackPaths, ports: StackPorts, logLevel: string): PlannedService[] {
+export function planServices(
+  paths: StackPaths,
+  ports: StackPorts,
+  net: StackNet,
+  logLevel: string,
+): PlannedService[] {
   const file = (name: string) => `${paths.configDir}/${name}.json`;
   const services: PlannedService[] = [];
   for (const cell of DEMO_CELLS) {
@@ -19,10 +24,10 @@ export function planServices(paths: StackPaths, ports: StackPorts, logLevel: str
       tier: 0,
       spec: { name, service: 'mock-gitaly', configFile: file(name), ports: [ports.gitaly(cell.id)] },
       config: {
-        listen: `${HOST}:${ports.gitaly(cell.id)}`,
+        listen: `${net.bind}:${ports.gitaly(cell.id)}`,
         storages: { default: paths.storage(cell.name) },
         tokenFile: paths.gitalyToken,
-        gitlabUrl: `http://${HOST}:${ports.rails(cell.id)}`,
+        gitlabUrl: `http://${net.host('rails', cell)}:${ports.rails(cell.id)}`,
         gitlabSecretFile: paths.shellSecret,
         runtimeDir: paths.gitalyRuntime(cell.name),
         logLevel,
@@ -39,7 +44,7 @@ export function planServices(paths: StackPaths, ports: StackPorts, logLevel: str
     },
     config: {
       topologyFile: paths.topology,
-      listen: DEMO_CELLS.map((c) => ({ cell: c.name, address: `${HOST}:${ports.rails(c.id)}` })),
+      listen: DEMO_CELLS.map((c) => ({ cell: c.name, address: `${net.bind}:${ports.rails(c.id)}` })),
       shellSecretFile: paths.shellSecret,
       workhorseSecretFile: paths.workhorseSecret,
       gitalyTokenFile: paths.gitalyToken,
@@ -52,11 +57,11 @@ export function planServices(paths: StackPaths, ports: StackPorts, logLevel: str
       tier: 1,
       spec: { name, service: 'bridge', configFile: file(name), ports: [ports.bridge(cell.id)] },
       config: {
-        listen: `${HOST}:${ports.bridge(cell.id)}`,
-        railsUrl: `http://${HOST}:${ports.rails(cell.id)}`,
+        listen: `${net.bind}:${ports.bridge(cell.id)}`,
+        railsUrl: `http://${net.host('rails', cell)}:${ports.rails(cell.id)}`,
         shellSecretFile: paths.shellSecret,
         workhorseSecretFile: paths.workhorseSecret,
-        metricsListen: `${HOST}:${ports.bridgeMetrics(cell.id)}`,
+        metricsListen: `${net.bind}:${ports.bridgeMetrics(cell.id)}`,
         logLevel,
       },
     });
@@ -70,9 +75,9 @@ export function planServices(paths: StackPaths, ports: StackPorts, logLevel: str
       ports: [ports.routerSsh, ports.routerHttp],
     },
     config: {
-      sshListen: `${HOST}:${ports.routerSsh}`,
-      httpListen: `${HOST}:${ports.routerHttp}`,
-      metricsListen: `${HOST}:${ports.routerMetrics}`,
+      sshListen: `${net.bind}:${ports.routerSsh}`,
+      httpListen: `${net.bind}:${ports.routerHttp}`,
+      metricsListen: `${net.bind}:${ports.routerMetrics}`,
       hostKeyFile: paths.hostKey,
       shellSecretFile: paths.shellSecret,
       region: 'us',
@@ -81,7 +86,7 @@ export function planServices(paths: StackPaths, ports: StackPorts, logLevel: str
         name: c.name,
         legacy: c.legacy,
         region: c.region,
-        url: `http://${HOST}:${ports.bridge(c.id)}`,
+        url: `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`,
       })),
       logLevel,
     },

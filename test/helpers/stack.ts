@@ -1,0 +1,141 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { projectRoot } from '../../lib/proto.js';
+
+export interface StackJson {
+  router: { ssh: string; http: string };
+  cells: Array<{ id: number; name: string; legacy: boolean; bridge: string; rails: string; gitaly: string; storage: string; metrics: string }>;
+  users: Array<{ username: string; id: number; privateKey: string; publicKey: string }>;
+  projects: Array<{ path: string; cell: string; visibility: string; repository: string }>;
+  secrets: { shell: string; workhorse: string; gitaly: string };
+  routerMetrics: string;
+  knownHosts: string;
+  pids: Record<string, number>;
+}
+
+export interface RunningStack {
+  json: StackJson;
+  dataDir: string;
+  /** A HOME for git and ssh with no user configuration. */
+  home: string;
+  sshPort: number;
+  /** The ssh command line git should use to act as `username`. */
+  sshCommand(username: string): string;
+  /** Environment for running git as `username` through the router. */
+  gitEnv(username: string): NodeJS.ProcessEnv;
+  /** ssh://git@127.0.0.1:<port>/<path>.git */
+  url(projectPath: string): string;
+  project(path: string): StackJson['projects'][number];
+  stop(): Promise<void>;
+}
+
+const PORT_BASES = [2222, 8080, 8081, 3001, 3002, 3003, 3004, 4001, 4002, 4003, 4004, 4101, 4102, 4103, 4104, 9001, 9002, 9003, 9004];
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/** A STACK_PORT_OFFSET whose every port is free right now (tests run in parallel). */
+async function pickOffset(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const offset = 10_000 + 100 * Math.floor(Math.random() * 400);
+    const free = await Promise.all(PORT_BASES.map((p) => portFree(p + offset)));
+    if (free.every(Boolean)) return offset;
+  }
+  throw new Error('no free port range for a test stack');
+}
+
+function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+}
+
+/**
+ * Starts the whole stack exactly as `npm start` does (`node dist/stack/main.js`), in a fresh data
+ * folder with its own port offset, and waits for stack.json.
+ */
+export async function startStack(opts: { logLevel?: string; timeoutMs?: number } = {}): Promise<RunningStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cells-stack-'));
+  const home = join(dataDir, 'home');
+  const offset = await pickOffset();
+  const output: string[] = [];
+  const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'stack', 'main.js')], {
+    env: {
+      ...process.env,
+      STACK_DATA_DIR: dataDir,
+      STACK_PORT_OFFSET: String(offset),
+      STACK_LOG_LEVEL: opts.logLevel ?? 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
+  child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
+  const stackJsonPath = join(dataDir, 'stack.json');
+  const deadline = Date.now() + (opts.timeoutMs ?? 90_000);
+  while (!existsSync(stackJsonPath)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+      throw new Error(`stack did not start (exit ${child.exitCode}):\n${output.join('')}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const json = JSON.parse(readFileSync(stackJsonPath, 'utf8')) as StackJson;
+  const sshPort = Number(json.router.ssh.split(':')[1]);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(home, { recursive: true });
+
+  const sshCommand = (username: string) => {
+    const user = json.users.find((u) => u.username === username);
+    if (!user) throw new Error(`no demo user ${username}`);
+    return [
+      'ssh -F /dev/null',
+      `-i ${user.privateKey}`,
+      '-o IdentitiesOnly=yes -o BatchMode=yes -o LogLevel=ERROR',
+      `-o StrictHostKeyChecking=yes -o UserKnownHostsFile=${json.knownHosts}`,
+    ].join(' ');
+  };
+  return {
+    json,
+    dataDir,
+    home,
+    sshPort,
+    sshCommand,
+    gitEnv: (username) => ({
+      PATH: process.env.PATH,
+      HOME: home,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_SSH_COMMAND: sshCommand(username),
+      GIT_TERMINAL_PROMPT: '0',
+      LANG: 'C',
+    }),
+    url: (projectPath) => `ssh://git@127.0.0.1:${sshPort}/${projectPath}.git`,
+    project: (path) => {
+      const p = json.projects.find((x) => x.path === path);
+      if (!p) throw new Error(`no demo project ${path}`);
+      return p;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      if (!(await waitForExit(child, 20_000))) {
+        child.kill('SIGKILL');
+        await waitForExit(child, 5_000);
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ensureDemoRepositories, repositoryDirs } from '../../stack/demo-data.js';
+import { DEMO_USERS, demoTopology } from '../../stack/demo-topology.js';
+import { LOCAL_NET, stackPaths, stackPorts } from '../../stack/layout.js';
+import { runOk } from '../helpers/run.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'demo-data-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const keys = Object.fromEntries(DEMO_USERS.map((u) => [u.username, `ssh-ed25519 AAAA${u.username} ${u.username}`]));
+const topology = demoTopology(stackPorts(100), stackPaths(dir), keys, LOCAL_NET);
+
+describe('demo topology', () => {
+  it('places projects in the cells of the seed', () => {
+    const dirs = repositoryDirs(topology);
+    expect(dirs['my-company/my-project']).toContain('/cells/cell_eu0/repositories/@hashed/');
+    expect(dirs['not-my-company/not-my-project']).toContain('/cells/cell_us1/');
+    expect(dirs['gitlab-org/gitlab-test']).toContain('/cells/cell_us0/');
+    expect(topology.cells.filter((c) => c.legacy).map((c) => c.name)).toEqual(['cell_us0']);
+  });
+
+  it('shifts every address by the port offset', () => {
+    expect(topology.cells[0]?.url).toBe('http://127.0.0.1:4101');
+    expect(topology.cells[3]?.gitaly.address).toBe('tcp://127.0.0.1:9104');
+    expect(topology.externalUrl).toBe('http://127.0.0.1:8180');
+  });
+
+  it('keeps alice out of my-other-project and carol a reporter', () => {
+    const alice = topology.members.filter((m) => m.user === 'alice');
+    expect(alice).toEqual([{ user: 'alice', project: 'my-company/my-project', accessLevel: 30 }]);
+    expect(topology.members.find((m) => m.user === 'carol')?.accessLevel).toBe(20);
+  });
+});
+
+describe('demo repositories', () => {
+  it('have real history: branches, annotated and lightweight tags', async () => {
+    const dirs = await ensureDemoRepositories(topology);
+    const repo = dirs['my-company/my-project'] as string;
+    const refs = await runOk('git', ['--git-dir', repo, 'for-each-ref', '--format=%(refname) %(objecttype)']);
+    expect(refs.trim().split('\n').sort()).toEqual([
+      'refs/heads/develop commit',
+      'refs/heads/feature/login commit',
+      'refs/heads/main commit',
+      'refs/tags/v1.0.0 tag',
+      'refs/tags/v1.1.0 commit',
+    ]);
+    expect((await runOk('git', ['--git-dir', repo, 'rev-list', '--count', 'main'])).trim()).toBe('3');
+    expect((await runOk('git', ['--git-dir', repo, 'symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/main');
+    await runOk('git', ['--git-dir', repo, 'fsck', '--strict']);
+  });
+});

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { demoTopology } from './demo-topology.js';
 import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js';
+import { demoTopology } from './demo-topology.js';
 import { COMPOSE_NET, DEMO_CELLS, stackPaths, stackPorts } from './layout.js';
 import { planServices } from './stack-config.js';
 

@@ -24,7 +24,10 @@ export interface StackNet {
 export const LOCAL_NET: StackNet = { bind: HOST, host: () => HOST };
 
 /** Compose service names: router, bridge-us0, cell-us0, gitaly-us0, … */
-export function composeServiceName(service: 'router' | 'bridge' | 'rails' | 'gitaly', cell?: DemoCell): string {
+export function composeServiceName(
+  service: 'router' | 'bridge' | 'rails' | 'gitaly',
+  cell?: DemoCell,
+): string {
   if (service === 'router' || !cell) return 'router';
   const short = cell.name.replace(/^cell_/, '');
   return `${service === 'rails' ? 'cell' : service}-${short}`;

@@ -21,7 +21,13 @@ afterAll(async () => {
 
 /** Every ref of a bare repository as "sha ref" lines, sorted. */
 async function refsOf(gitDir: string): Promise<string> {
-  return runOk('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(objectname) %(refname)', '--sort=refname']);
+  return runOk('git', [
+    '--git-dir',
+    gitDir,
+    'for-each-ref',
+    '--format=%(objectname) %(refname)',
+    '--sort=refname',
+  ]);
 }
 
 function git(user: string, args: string[], cwd = work) {
@@ -38,18 +44,32 @@ describe('clone through router → bridge → mock cell → Gitaly', () => {
     ['alice', 'gitlab-org/gitlab-test', '2'],
     ['bob', 'gitlab-org/gitlab', '0'],
     ['root', 'not-my-company/not-my-project', '2'],
-  ])('%s mirrors %s with protocol v%s and gets every ref of the bare repository', async (user, path, version) => {
-    const target = dest('mirror');
-    const r = await git(user, ['-c', `protocol.version=${version}`, 'clone', '--mirror', stack.url(path), target]);
-    expect(r.stderr).not.toMatch(/fatal|error/i);
-    expect(r.code).toBe(0);
-    const want = await refsOf(stack.project(path).repository);
-    expect(want.split('\n').length).toBeGreaterThan(4);
-    expect(await refsOf(target)).toBe(want);
-  });
+  ])(
+    '%s mirrors %s with protocol v%s and gets every ref of the bare repository',
+    async (user, path, version) => {
+      const target = dest('mirror');
+      const r = await git(user, [
+        '-c',
+        `protocol.version=${version}`,
+        'clone',
+        '--mirror',
+        stack.url(path),
+        target,
+      ]);
+      expect(r.stderr).not.toMatch(/fatal|error/i);
+      expect(r.code).toBe(0);
+      const want = await refsOf(stack.project(path).repository);
+      expect(want.split('\n').length).toBeGreaterThan(4);
+      expect(await refsOf(target)).toBe(want);
+    },
+  );
 
   it('serves projects from at least two cells', () => {
-    const cells = new Set(['my-company/my-project', 'gitlab-org/gitlab-test', 'not-my-company/not-my-project'].map((p) => stack.project(p).cell));
+    const cells = new Set(
+      ['my-company/my-project', 'gitlab-org/gitlab-test', 'not-my-company/not-my-project'].map(
+        (p) => stack.project(p).cell,
+      ),
+    );
     expect(cells.size).toBe(3);
   });
 
@@ -57,7 +77,12 @@ describe('clone through router → bridge → mock cell → Gitaly', () => {
     const target = dest('checkout');
     expect((await git('alice', ['clone', stack.url('my-company/my-project'), target])).code).toBe(0);
     const head = await runOk('git', ['-C', target, 'rev-parse', 'HEAD']);
-    const bare = await runOk('git', ['--git-dir', stack.project('my-company/my-project').repository, 'rev-parse', 'main']);
+    const bare = await runOk('git', [
+      '--git-dir',
+      stack.project('my-company/my-project').repository,
+      'rev-parse',
+      'main',
+    ]);
     expect(head).toBe(bare);
     expect((await runOk('git', ['-C', target, 'status', '--porcelain'])).trim()).toBe('');
   });
@@ -72,7 +97,13 @@ describe('clone through router → bridge → mock cell → Gitaly', () => {
 
   it('makes a partial clone with --filter=blob:none and fetches blobs lazily through the stack', async () => {
     const target = dest('partial');
-    const r = await git('alice', ['clone', '--filter=blob:none', '--no-checkout', stack.url('gitlab-org/gitlab-test'), target]);
+    const r = await git('alice', [
+      'clone',
+      '--filter=blob:none',
+      '--no-checkout',
+      stack.url('gitlab-org/gitlab-test'),
+      target,
+    ]);
     expect(r.code).toBe(0);
     expect((await runOk('git', ['-C', target, 'config', 'remote.origin.promisor'])).trim()).toBe('true');
     const missing = await runOk('git', ['-C', target, 'rev-list', '--objects', '--missing=print', 'HEAD']);
@@ -95,9 +126,19 @@ describe('clone through router → bridge → mock cell → Gitaly', () => {
     const bare = stack.project('gitlab-org/gitlab').repository;
     const side = dest('side');
     await runOk('git', ['clone', '-q', bare, side]);
-    const env = { ...stack.gitEnv('bob'), GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@e' };
+    const env = {
+      ...stack.gitEnv('bob'),
+      GIT_AUTHOR_NAME: 'T',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 'T',
+      GIT_COMMITTER_EMAIL: 't@e',
+    };
     await runOk('git', ['-C', side, 'commit', '-q', '--allow-empty', '-m', 'landed directly'], { env });
-    await runOk('git', ['-C', side, 'push', '-q', 'origin', 'HEAD:refs/heads/main', 'HEAD:refs/heads/side-branch'], { env });
+    await runOk(
+      'git',
+      ['-C', side, 'push', '-q', 'origin', 'HEAD:refs/heads/main', 'HEAD:refs/heads/side-branch'],
+      { env },
+    );
     const fetched = await git('bob', ['-C', target, 'fetch', 'origin']);
     expect(fetched.code).toBe(0);
     const want = await runOk('git', ['--git-dir', bare, 'rev-parse', 'main']);
@@ -110,13 +151,17 @@ describe('refusals', () => {
   it('answers a private project the user is not a member of with GitLab’s not-found message', async () => {
     const r = await git('alice', ['clone', stack.url('my-company/my-other-project'), dest('denied')]);
     expect(r.code).toBe(128);
-    expect(r.stderr).toContain("The project you were looking for could not be found or you don't have permission to view it.");
+    expect(r.stderr).toContain(
+      "The project you were looking for could not be found or you don't have permission to view it.",
+    );
   });
 
   it('answers a missing project exactly like a private one', async () => {
     const r = await git('alice', ['ls-remote', stack.url('my-company/does-not-exist')]);
     expect(r.code).toBe(128);
-    expect(r.stderr).toContain("The project you were looking for could not be found or you don't have permission to view it.");
+    expect(r.stderr).toContain(
+      "The project you were looking for could not be found or you don't have permission to view it.",
+    );
   });
 
   it('refuses an unknown key at authentication', async () => {
@@ -142,10 +187,14 @@ describe('refusals', () => {
     ["git-upload-pack '/my-company/../my-company/my-project.git'"],
   ])('answers the bad path in %s with a clean ERROR line', async (command) => {
     const ssh = stack.sshCommand('alice').split(' ');
-    const r = await run(ssh[0] as string, [...ssh.slice(1), '-p', String(stack.sshPort), 'git@127.0.0.1', command], {
-      env: stack.gitEnv('alice'),
-      timeoutMs: 20_000,
-    });
+    const r = await run(
+      ssh[0] as string,
+      [...ssh.slice(1), '-p', String(stack.sshPort), 'git@127.0.0.1', command],
+      {
+        env: stack.gitEnv('alice'),
+        timeoutMs: 20_000,
+      },
+    );
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/ERROR: /);
     expect(r.stdout).toBe('');
@@ -159,10 +208,14 @@ describe('refusals', () => {
 
   it('refuses commands other than git ones with exit status 128', async () => {
     const ssh = stack.sshCommand('alice').split(' ');
-    const r = await run(ssh[0] as string, [...ssh.slice(1), '-p', String(stack.sshPort), 'git@127.0.0.1', 'rm -rf /'], {
-      env: stack.gitEnv('alice'),
-      timeoutMs: 20_000,
-    });
+    const r = await run(
+      ssh[0] as string,
+      [...ssh.slice(1), '-p', String(stack.sshPort), 'git@127.0.0.1', 'rm -rf /'],
+      {
+        env: stack.gitEnv('alice'),
+        timeoutMs: 20_000,
+      },
+    );
     expect(r.code).toBe(128);
     expect(r.stderr).toMatch(/ERROR: /);
   });

@@ -8,7 +8,16 @@ import { projectRoot } from '../../lib/proto.js';
 
 export interface StackJson {
   router: { ssh: string; http: string };
-  cells: Array<{ id: number; name: string; legacy: boolean; bridge: string; rails: string; gitaly: string; storage: string; metrics: string }>;
+  cells: Array<{
+    id: number;
+    name: string;
+    legacy: boolean;
+    bridge: string;
+    rails: string;
+    gitaly: string;
+    storage: string;
+    metrics: string;
+  }>;
   users: Array<{ username: string; id: number; privateKey: string; publicKey: string }>;
   projects: Array<{ path: string; cell: string; visibility: string; repository: string }>;
   secrets: { shell: string; workhorse: string; gitaly: string };
@@ -33,7 +42,10 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
-const PORT_BASES = [2222, 8080, 8081, 3001, 3002, 3003, 3004, 4001, 4002, 4003, 4004, 4101, 4102, 4103, 4104, 9001, 9002, 9003, 9004];
+const PORT_BASES = [
+  2222, 8080, 8081, 3001, 3002, 3003, 3004, 4001, 4002, 4003, 4004, 4101, 4102, 4103, 4104, 9001, 9002, 9003,
+  9004,
+];
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -68,7 +80,9 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
  * Starts the whole stack exactly as `npm start` does (`node dist/stack/main.js`), in a fresh data
  * folder with its own port offset, and waits for stack.json.
  */
-export async function startStack(opts: { logLevel?: string; timeoutMs?: number } = {}): Promise<RunningStack> {
+export async function startStack(
+  opts: { logLevel?: string; timeoutMs?: number } = {},
+): Promise<RunningStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cells-stack-'));
   const home = join(dataDir, 'home');
   const offset = await pickOffset();

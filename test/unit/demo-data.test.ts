@@ -11,7 +11,9 @@ import { runOk } from '../helpers/run.js';
 const dir = mkdtempSync(join(tmpdir(), 'demo-data-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const keys = Object.fromEntries(DEMO_USERS.map((u) => [u.username, `ssh-ed25519 AAAA${u.username} ${u.username}`]));
+const keys = Object.fromEntries(
+  DEMO_USERS.map((u) => [u.username, `ssh-ed25519 AAAA${u.username} ${u.username}`]),
+);
 const topology = demoTopology(stackPorts(100), stackPaths(dir), keys, LOCAL_NET);
 
 describe('demo topology', () => {

@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface Proc {
+  pid: number;
+  ppid: number;
+  comm: string;
+  cmdline: string;
+}
+
+/** Every process visible in /proc, with parent pid, name and command line. */
+export function listProcesses(): Proc[] {
+  const out: Proc[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      out.push({ pid: Number(entry), ppid: Number(fields[1]), comm, cmdline });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
+
+/** All descendants of `pid` (children, grandchildren, …). */
+export function descendants(pid: number, procs = listProcesses()): Proc[] {
+  const found: Proc[] = [];
+  let frontier = [pid];
+  while (frontier.length > 0) {
+    const next = procs.filter((p) => frontier.includes(p.ppid));
+    found.push(...next);
+    frontier = next.map((p) => p.pid);
+  }
+  return found;
+}
+
+/** Git processes started by any of the given service pids. */
+export function gitChildrenOf(pids: number[]): Proc[] {
+  const procs = listProcesses();
+  return pids.flatMap((pid) => descendants(pid, procs)).filter((p) => p.comm.startsWith('git'));
+}
+
+/** Polls until `check` returns true or the time is up; returns the last result. */
+export async function eventually(check: () => boolean, ms = 5_000, step = 100): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, step));
+  }
+  return check();
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,63 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { ConfigError } from '../lib/config.js';
+import type { JwtKey } from '../lib/jwt.js';
+import type { Logger } from '../lib/logger.js';
+import { AccessChecker } from './access.js';
+import type { CellContext } from './context.js';
+import { createGitInspector, type GitInspector } from './git.js';
+import { HookLog } from './hook-log.js';
+import { addShellAuth } from './plugins/shell-auth.js';
+import { registerAllowed } from './routes/allowed.js';
+import { defaultErrorHandler } from './routes/errors.js';
+import { registerHooks } from './routes/hooks.js';
+import { registerInternalRoutes } from './routes/internal.js';
+import { registerLearn } from './routes/learn.js';
+import { registerPreauth } from './routes/preauth.js';
+import type { TopologyModel } from './topology.js';
+
+export interface CellAppDeps {
+  logger: Logger;
+  shellKey: JwtKey;
+  workhorseKey: JwtKey;
+  /** Handed to the bridge and GitLab Shell as the Gitaly token. */
+  gitalyToken: string;
+  /** Defaults to the real `git` binary. */
+  git?: GitInspector;
+  /** Defaults to a fresh bounded log per app. */
+  hookLog?: HookLog;
+}
+
+/** Builds (does not start) the Rails-shaped app of one cell of the topology. */
+export function buildCellApp(model: TopologyModel, cellName: string, deps: CellAppDeps): FastifyInstance {
+  if (!model.cell(cellName)) throw new ConfigError(`no cell "${cellName}" in the topology`);
+  const app = Fastify({
+    loggerInstance: deps.logger.child({ cell: cellName }),
+    // Internal API fields such as key_id arrive as strings or numbers, as Grape accepts them.
+    ajv: { customOptions: { allowUnionTypes: true } },
+  }) as unknown as FastifyInstance;
+  const ctx: CellContext = {
+    model,
+    cell: cellName,
+    access: new AccessChecker(model, deps.git ?? createGitInspector()),
+    hookLog: deps.hookLog ?? new HookLog(),
+    shellKey: deps.shellKey,
+    workhorseKey: deps.workhorseKey,
+    gitalyToken: deps.gitalyToken,
+  };
+
+  app.setErrorHandler(defaultErrorHandler);
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ message: '404 Not Found' }));
+
+  app.register(
+    async (internal) => {
+      addShellAuth(internal, ctx.shellKey);
+      registerInternalRoutes(internal, ctx);
+      registerAllowed(internal, ctx);
+      registerHooks(internal, ctx);
+      registerLearn(internal, ctx);
+    },
+    { prefix: '/api/v4/internal' },
+  );
+  app.register(async (tunnels) => registerPreauth(tunnels, ctx));
+  return app;
+}

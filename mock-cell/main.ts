@@ -1,0 +1,48 @@
+import { ConfigError, readConfigFile } from '../lib/config.js';
+import { isAppError } from '../lib/errors.js';
+import { createLogger } from '../lib/logger.js';
+import { type Prepared, prepare, startCells } from './server.js';
+
+/** `node dist/mock-cell/main.js --config <file.json>`: serves every cell of `listen`. */
+
+const EX_CONFIG = 78;
+
+function loadOrExit(): Prepared {
+  try {
+    return prepare(readConfigFile(process.argv), process.env);
+  } catch (err) {
+    if (err instanceof ConfigError || (isAppError(err) && err.code === 'CELL_TOPOLOGY_INVALID')) {
+      process.stderr.write(`mock-cell: bad configuration: ${err.message}\n`);
+      process.exit(EX_CONFIG);
+    }
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const { config, model, secrets } = loadOrExit();
+  const logger = createLogger('mock-cell', config.logLevel);
+  const running = await startCells(model, config.listen, { ...secrets, logger });
+  logger.info({ addresses: running.cells }, 'listening');
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`mock-cell: failed to start: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

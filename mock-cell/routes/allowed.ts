@@ -1,0 +1,109 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AccessDecision, ProjectRef } from '../access.js';
+import { parseChanges } from '../changes.js';
+import type { CellContext } from '../context.js';
+import { BadRequest } from '../errors.js';
+import { type ActorParams, actorFromParams } from '../identity.js';
+import { allowedPayload } from '../payloads.js';
+import { CELL_REDIRECT_HEADER, errorResponse } from './errors.js';
+
+/** `POST /api/v4/internal/allowed` body: GitLab Shell / router fields plus Gitaly hooks' fields. */
+export interface AllowedBody extends ActorParams {
+  action: string;
+  project?: string;
+  gl_repository?: string;
+  changes?: string;
+  protocol?: string;
+  check_ip?: string;
+  /** Gitaly hooks: JSON string (or object) with GIT_OBJECT_DIRECTORY_RELATIVE. */
+  env?: string | Record<string, unknown>;
+  push_options?: string[] | null;
+}
+
+const bodySchema = {
+  type: 'object',
+  required: ['action'],
+  properties: {
+    action: { type: 'string' },
+    project: { type: 'string' },
+    gl_repository: { type: 'string' },
+    key_id: { type: ['string', 'integer'] },
+    user_id: { type: ['string', 'integer'] },
+    username: { type: 'string' },
+    changes: { type: 'string' },
+    protocol: { type: 'string' },
+    check_ip: { type: 'string' },
+    env: { type: ['string', 'object'] },
+    push_options: { type: ['array', 'null'], items: { type: 'string' } },
+  },
+} as const;
+
+/** GIT_OBJECT_DIRECTORY_RELATIVE from the hook's `env` field, when present. */
+function quarantineDir(env: AllowedBody['env']): string | undefined {
+  if (env === undefined || env === '') return undefined;
+  let parsed: unknown = env;
+  if (typeof env === 'string') {
+    try {
+      parsed = JSON.parse(env);
+    } catch {
+      throw BadRequest('env must be a JSON object');
+    }
+  }
+  if (parsed === null || typeof parsed !== 'object') throw BadRequest('env must be a JSON object');
+  const dir = (parsed as Record<string, unknown>).GIT_OBJECT_DIRECTORY_RELATIVE;
+  if (dir !== undefined && typeof dir !== 'string')
+    throw BadRequest('env.GIT_OBJECT_DIRECTORY_RELATIVE must be a string');
+  return dir;
+}
+
+/** Denials as Rails renders them for `/allowed`: 401 so GitLab Shell shows the message, 404, or 421. */
+function sendDenial(reply: FastifyReply, decision: Exclude<AccessDecision, { outcome: 'allowed' }>) {
+  if (decision.outcome === 'misdirected') reply.header(CELL_REDIRECT_HEADER, decision.cell);
+  const status = { forbidden: 401, 'not-found': 404, misdirected: 421 }[decision.outcome];
+  return reply.code(status).send({ status: false, message: decision.message });
+}
+
+export function registerAllowed(scope: FastifyInstance, ctx: CellContext): void {
+  scope.post<{ Body: AllowedBody }>(
+    '/allowed',
+    {
+      schema: { body: bodySchema },
+      errorHandler: (err, req, reply) => {
+        const { status, message } = errorResponse(err, req.log);
+        return reply.code(status).send({ status: false, message });
+      },
+      onResponse: async (req, reply) => {
+        // Gitaly hooks identify the repository by gl_repository; GitLab Shell never sends it.
+        if (req.body?.gl_repository !== undefined) ctx.hookLog.record('allowed', reply.statusCode, req.body);
+      },
+    },
+    async (req, reply) => {
+      const body = req.body;
+      const found = actorFromParams(ctx.model, body);
+      if (!found.ok) return reply.code(404).send({ status: false, message: found.message });
+      const project: ProjectRef =
+        body.gl_repository !== undefined
+          ? { glRepository: body.gl_repository }
+          : { path: body.project ?? '' };
+      const decision = await ctx.access.check({
+        cell: ctx.cell,
+        action: body.action,
+        actor: found.actor,
+        project,
+        changes: parseChanges(body.changes),
+        objectDirectoryRelative: quarantineDir(body.env),
+      });
+      req.log.info(
+        {
+          action: body.action,
+          project: body.gl_repository ?? body.project,
+          user: found.actor.user.username,
+          outcome: decision.outcome,
+        },
+        'access check',
+      );
+      if (decision.outcome !== 'allowed') return sendDenial(reply, decision);
+      return allowedPayload(ctx.model, decision.project, found.actor, ctx.gitalyToken);
+    },
+  );
+}

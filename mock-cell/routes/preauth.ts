@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SHELL_HEADER, verifyShellJwt, verifyWorkhorseJwt, WORKHORSE_HEADER } from '../../lib/jwt.js';
+import type { GitAction } from '../access.js';
+import { ANY_CHANGES } from '../changes.js';
+import type { CellContext } from '../context.js';
+import { actorFromGlId } from '../identity.js';
+import { workhorsePayload } from '../payloads.js';
+import { CELL_REDIRECT_HEADER } from './errors.js';
+
+/**
+ * Workhorse pre-authorization of the SSH tunnel routes (Rails' git_http controller):
+ * `POST /<ns>/<project>.git/ssh-upload-pack|ssh-receive-pack|ssh-upload-archive`, no body.
+ */
+
+export const WORKHORSE_CONTENT_TYPE = 'application/vnd.gitlab-workhorse+json';
+
+const PREAUTH_PATH = /^\/(.+)\.git\/(ssh-upload-pack|ssh-receive-pack|ssh-upload-archive)$/;
+
+const ACTIONS: Record<string, GitAction> = {
+  'ssh-upload-pack': 'git-upload-pack',
+  'ssh-receive-pack': 'git-receive-pack',
+  'ssh-upload-archive': 'git-upload-archive',
+};
+
+function headerValue(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function plain(reply: FastifyReply, status: number, text: string) {
+  return reply.code(status).type('text/plain; charset=utf-8').send(text);
+}
+
+/** The client's address as Rails would see it behind the bridge: first X-Forwarded-For hop, else the peer. */
+function remoteIp(req: FastifyRequest): string | undefined {
+  const forwarded = headerValue(req, 'x-forwarded-for')?.split(',')[0]?.trim();
+  return forwarded || req.ip || undefined;
+}
+
+export function registerPreauth(scope: FastifyInstance, ctx: CellContext): void {
+  // Pre-authorization requests carry no body; accept (and ignore) any content type.
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+
+  scope.post('/*', async (req, reply) => {
+    const m = PREAUTH_PATH.exec(req.url.split('?')[0] ?? '');
+    if (!m) return reply.callNotFound();
+    const [, repoPath, route] = m as unknown as [string, string, string];
+
+    const workhorse = await verifyWorkhorseJwt(ctx.workhorseKey, headerValue(req, WORKHORSE_HEADER));
+    if (!workhorse.ok) {
+      req.log.info({ reason: workhorse.reason }, 'workhorse JWT rejected');
+      return plain(reply, 403, 'Forbidden');
+    }
+    const shell = await verifyShellJwt(ctx.shellKey, headerValue(req, SHELL_HEADER), { requireGlId: true });
+    const actor = shell.ok ? actorFromGlId(ctx.model, shell.claims.gl_id as string) : undefined;
+    if (!actor) {
+      req.log.info({ reason: shell.ok ? 'unknown gl_id' : shell.reason }, 'shell authentication failed');
+      return plain(reply, 404, 'Not found');
+    }
+
+    const decision = await ctx.access.check({
+      cell: ctx.cell,
+      action: ACTIONS[route] as GitAction,
+      actor,
+      project: { path: repoPath },
+      changes: ANY_CHANGES,
+    });
+    req.log.info(
+      { route, project: repoPath, user: actor.user.username, outcome: decision.outcome },
+      'pre-authorization',
+    );
+    switch (decision.outcome) {
+      case 'forbidden':
+        return plain(reply, 403, decision.message);
+      case 'not-found':
+        return plain(reply, 404, decision.message);
+      case 'misdirected':
+        reply.header(CELL_REDIRECT_HEADER, decision.cell);
+        return plain(reply, 421, decision.message);
+      case 'allowed':
+        return reply
+          .code(200)
+          .header('content-type', WORKHORSE_CONTENT_TYPE)
+          .send(
+            JSON.stringify(
+              workhorsePayload(ctx.model, decision.project, actor, ctx.gitalyToken, remoteIp(req)),
+            ),
+          );
+    }
+  });
+}

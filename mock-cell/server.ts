@@ -1,0 +1,73 @@
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { jwtKey } from '../lib/jwt.js';
+import { readSecretFile } from '../lib/secrets.js';
+import { buildCellApp, type CellAppDeps } from './app.js';
+import { checkListenCells, type ListenEntry, loadMockCellConfig, type MockCellConfig } from './config.js';
+import { loadTopologyFile, type TopologyModel } from './topology.js';
+
+/** Start-up of a mock-cell process: config → topology → secrets, then one listening app per cell. */
+
+export interface Prepared {
+  config: Readonly<MockCellConfig>;
+  model: TopologyModel;
+  secrets: Pick<CellAppDeps, 'shellKey' | 'workhorseKey' | 'gitalyToken'>;
+}
+
+/** Loads and checks everything a start needs; throws ConfigError / CELL_TOPOLOGY_INVALID on bad input. */
+export function prepare(file: Record<string, unknown>, env: NodeJS.ProcessEnv): Prepared {
+  const config = loadMockCellConfig(file, env);
+  const model = loadTopologyFile(config.topologyFile);
+  checkListenCells(config, model);
+  return {
+    config,
+    model,
+    secrets: {
+      shellKey: jwtKey(readSecretFile(config.shellSecretFile, 'shell secret')),
+      workhorseKey: jwtKey(readSecretFile(config.workhorseSecretFile, 'workhorse secret')),
+      gitalyToken: readSecretFile(config.gitalyTokenFile, 'Gitaly token'),
+    },
+  };
+}
+
+export interface ServedCell {
+  cell: string;
+  url: string;
+}
+
+export interface RunningCells {
+  cells: ServedCell[];
+  close(): Promise<void>;
+}
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/** Builds and starts one app per listen entry (each its own port and cell identity). */
+export async function startCells(
+  model: TopologyModel,
+  listen: readonly ListenEntry[],
+  deps: CellAppDeps,
+): Promise<RunningCells> {
+  const apps: FastifyInstance[] = [];
+  const cells: ServedCell[] = [];
+  try {
+    for (const entry of listen) {
+      const app = buildCellApp(model, entry.cell, deps);
+      apps.push(app);
+      await app.listen({ host: entry.host, port: entry.port });
+      cells.push({ cell: entry.cell, url: urlOf(app.server.address() as AddressInfo) });
+    }
+  } catch (err) {
+    await Promise.allSettled(apps.map((a) => a.close()));
+    throw err;
+  }
+  return {
+    cells,
+    close: async () => {
+      await Promise.all(apps.map((a) => a.close()));
+    },
+  };
+}

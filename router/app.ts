@@ -1,0 +1,126 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { jwtKey } from '../lib/jwt.js';
+import type { Logger } from '../lib/logger.js';
+import { readSecretFile } from '../lib/secrets.js';
+import { CellDirectory } from './cells/directory.js';
+import { InternalApi } from './cells/internal-api.js';
+import type { TlsOptions } from './cells/transport.js';
+import type { Listen, RouterConfig } from './config.js';
+import { createHttpFront } from './http/front.js';
+import { createMetrics, createMetricsRegistry, type RouterMetrics } from './metrics.js';
+import { Classifier } from './routing/classifier.js';
+import { loadOrCreateHostKey } from './ssh/host-key.js';
+import { SshFront } from './ssh/server.js';
+
+/**
+ * Builds the router (SSH front, HTTP front, optional metrics endpoint) without listening.
+ * `listen()` binds everything and returns the addresses; `close()` shuts down gracefully.
+ */
+export interface RouterDeps {
+  log: Logger;
+  /** TLS settings for `https://` cells (extra CA for tests or private PKI). */
+  tls?: TlsOptions;
+}
+
+export interface RouterAddresses {
+  ssh: AddressInfo;
+  http: AddressInfo;
+  metrics: AddressInfo | undefined;
+}
+
+export interface Router {
+  metrics: RouterMetrics;
+  classifier: Classifier;
+  ssh: SshFront;
+  listen(): Promise<RouterAddresses>;
+  close(): Promise<void>;
+}
+
+export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDeps): Promise<Router> {
+  const log = deps.log;
+  const key = jwtKey(readSecretFile(config.shellSecretFile, 'shell secret'));
+  const hostKey = await loadOrCreateHostKey(config.hostKeyFile);
+  if (hostKey.created) log.info({ file: config.hostKeyFile }, 'generated a new SSH host key');
+
+  const metrics = createMetrics();
+  const cells = new CellDirectory(config.cells, config.region, deps.tls);
+  const api = new InternalApi(cells, key, config.internalApiTimeoutMs);
+  const classifier = new Classifier(cells, api, metrics, log.child({ component: 'routing' }), {
+    maxEntries: config.learnCacheMaxEntries,
+    maxTtlMs: config.learnCacheMaxTtlMs,
+  });
+  const ssh = new SshFront(
+    {
+      hostKey: hostKey.key,
+      loginGraceMs: config.loginGraceMs,
+      keepaliveIntervalMs: config.keepaliveIntervalMs,
+    },
+    { api, classifier, cells, jwtKey: key, metrics },
+    log.child({ component: 'ssh' }),
+  );
+  const httpFront = createHttpFront({
+    routes: classifier,
+    cells,
+    metrics,
+    log: log.child({ component: 'http' }),
+  });
+  const metricsServer = config.metricsListen ? createMetricsServer(metrics) : undefined;
+
+  return {
+    metrics,
+    classifier,
+    ssh,
+    async listen() {
+      const sshAddress = await ssh.listen(config.sshListen);
+      const httpAddress = await listenHttp(httpFront, config.httpListen);
+      const metricsAddress =
+        metricsServer && config.metricsListen
+          ? await listenHttp(metricsServer, config.metricsListen)
+          : undefined;
+      return { ssh: sshAddress, http: httpAddress, metrics: metricsAddress };
+    },
+    async close() {
+      const httpClosed = closeHttp(httpFront);
+      await ssh.close(config.shutdownGraceMs);
+      httpFront.closeAllConnections();
+      await httpClosed;
+      if (metricsServer) {
+        metricsServer.closeAllConnections();
+        await closeHttp(metricsServer);
+      }
+      await cells.close();
+    },
+  };
+}
+
+function createMetricsServer(metrics: RouterMetrics): http.Server {
+  const registry = createMetricsRegistry(metrics);
+  return http.createServer((req, res) => {
+    if (req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+}
+
+function listenHttp(server: http.Server, listen: Listen): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function closeHttp(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) resolve();
+    else server.close(() => resolve());
+  });
+}

@@ -1,0 +1,59 @@
+import type { CellConfig } from '../config.js';
+import { type CellTransport, createCellTransport, type TlsOptions } from './transport.js';
+
+/** The configured cells, one transport each, and the orders in which the router asks them. */
+export class CellDirectory {
+  private readonly byName = new Map<string, CellConfig>();
+  private readonly transports = new Map<string, CellTransport>();
+  readonly legacy: CellConfig;
+
+  constructor(
+    readonly cells: readonly CellConfig[],
+    private readonly region: string,
+    tls: TlsOptions = {},
+    private readonly random: () => number = Math.random,
+  ) {
+    for (const cell of cells) {
+      this.byName.set(cell.name, cell);
+      this.transports.set(cell.name, createCellTransport(cell.url, tls));
+    }
+    const legacy = cells.find((c) => c.legacy);
+    if (!legacy) throw new Error('cells: no legacy cell');
+    this.legacy = legacy;
+  }
+
+  get(name: string): CellConfig | undefined {
+    return this.byName.get(name);
+  }
+
+  transport(cell: CellConfig): CellTransport {
+    const t = this.transports.get(cell.name);
+    if (!t) throw new Error(`no transport for cell ${cell.name}`);
+    return t;
+  }
+
+  /** A random cell of the router's region (learn requests spread over the region). */
+  pickRegional(): CellConfig {
+    return this.preferenceOrder()[0] as CellConfig;
+  }
+
+  /** The router's region's cells in random order, then the others in random order. */
+  preferenceOrder(): CellConfig[] {
+    const local = this.shuffle(this.cells.filter((c) => c.region === this.region));
+    const remote = this.shuffle(this.cells.filter((c) => c.region !== this.region));
+    return [...local, ...remote];
+  }
+
+  private shuffle(list: CellConfig[]): CellConfig[] {
+    const out = [...list];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(this.random() * (i + 1));
+      [out[i], out[j]] = [out[j] as CellConfig, out[i] as CellConfig];
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.transports.values()].map((t) => t.close()));
+  }
+}

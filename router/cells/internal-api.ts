@@ -1,0 +1,243 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { type JwtKey, SHELL_HEADER, signShellJwt } from '../../lib/jwt.js';
+import type { Logger } from '../../lib/logger.js';
+import type { CellConfig } from '../config.js';
+import { MisdirectedError, RouterError } from '../errors.js';
+import type { CellDirectory } from './directory.js';
+import { readBody } from './read-body.js';
+import type { UpstreamCall } from './transport.js';
+
+/**
+ * Client of GitLab's internal API (`/api/v4/internal/*`) as GitLab Shell calls it, through a cell's
+ * bridge: shell JWT in `Gitlab-Shell-Api-Request`, JSON bodies, GitLab Shell's error wording
+ * ("Internal API unreachable", "Internal API error (<code>)", or the `message` of the answer).
+ */
+export interface CallContext {
+  requestId: string;
+  /** Client IP for `X-Forwarded-For`, as GitLab Shell sends it. */
+  remoteIp?: string;
+  /** Aborts the call (client gone, shutdown). */
+  signal?: AbortSignal;
+  log?: Logger;
+}
+
+export interface KeyRecord {
+  id: number;
+  /** The key as the cell stores it (`ssh-ed25519 AAAA… comment` or just the base64 blob). */
+  key: string | undefined;
+}
+
+export interface DiscoverAnswer {
+  username: string | null;
+}
+
+export interface AllowedRequest {
+  action: 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
+  project: string;
+  key_id: string;
+  changes: '_any';
+  protocol: 'ssh';
+  check_ip?: string;
+}
+
+export interface AllowedAnswer {
+  glId: string;
+  glProjectPath: string;
+  glUsername: string | undefined;
+  consoleMessages: string[];
+}
+
+export interface LearnAnswer {
+  path: string;
+  cell: string;
+  source: string;
+  exact: boolean;
+  /** Seconds the answer may be cached; 0 = do not cache. */
+  cacheTtl: number;
+}
+
+interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+const MAX_ANSWER_BYTES = 1 << 20;
+const BASE = '/api/v4/internal';
+
+export class InternalApi {
+  constructor(
+    private readonly cells: CellDirectory,
+    private readonly jwtKey: JwtKey,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** `GET /authorized_keys?key=<blob>` on the router's region first; undefined = unknown key. */
+  async findKey(blobBase64: string, ctx: CallContext): Promise<KeyRecord | undefined> {
+    const answer = await this.onAnyCell(ctx, (cell) =>
+      this.call(cell, 'GET', `/authorized_keys?key=${encodeURIComponent(blobBase64)}`, undefined, ctx),
+    );
+    if (answer.status === 404) return undefined;
+    const body = parseJsonObject(answer, 'authorized_keys');
+    if (typeof body.id !== 'number' || !Number.isSafeInteger(body.id)) {
+      throw RouterError.internalApi('authorized_keys answered without a key id');
+    }
+    return { id: body.id, key: typeof body.key === 'string' ? body.key : undefined };
+  }
+
+  /** `GET /discover?key_id=<id>`: who owns the key (for the welcome message). */
+  async discover(keyId: string, ctx: CallContext): Promise<DiscoverAnswer> {
+    const answer = await this.onAnyCell(ctx, (cell) =>
+      this.call(cell, 'GET', `/discover?key_id=${encodeURIComponent(keyId)}`, undefined, ctx),
+    );
+    const body = parseJsonObject(answer, 'discover');
+    return { username: typeof body.username === 'string' && body.username !== '' ? body.username : null };
+  }
+
+  /** `POST /allowed` on the owning cell. Throws the denial, a 421 redirect or an API error. */
+  async allowed(cell: CellConfig, req: AllowedRequest, ctx: CallContext): Promise<AllowedAnswer> {
+    const answer = await this.call(cell, 'POST', '/allowed', req, ctx);
+    if (answer.status === 421) {
+      throw new MisdirectedError(messageOf(answer) ?? 'Misdirected Request', redirectHeader(answer.headers));
+    }
+    const body = parseJsonObject(answer, 'allowed');
+    if (body.status !== true) {
+      throw RouterError.accessDenied(typeof body.message === 'string' ? body.message : 'Access denied');
+    }
+    if (answer.status === 300)
+      throw RouterError.cellsRouting('cells routing: custom actions are not supported');
+    const gitaly = asObject(body.gitaly);
+    const repository = asObject(gitaly?.repository);
+    const glProjectPath = stringOr(repository?.gl_project_path) ?? stringOr(body.gl_project_path);
+    if (!glProjectPath)
+      throw RouterError.cellsRouting('cells routing: missing gl_project_path in /allowed response');
+    const glId = stringOr(body.gl_id);
+    if (!glId) throw RouterError.cellsRouting('cells routing: missing gl_id in /allowed response');
+    const messages = Array.isArray(body.gl_console_messages)
+      ? body.gl_console_messages.filter((m): m is string => typeof m === 'string')
+      : [];
+    return { glId, glProjectPath, glUsername: stringOr(body.gl_username), consoleMessages: messages };
+  }
+
+  /** `GET /cells/learn?method=&path_info=` on the given cell. */
+  async learn(cell: CellConfig, method: string, pathInfo: string, ctx: CallContext): Promise<LearnAnswer> {
+    const query = `method=${encodeURIComponent(method)}&path_info=${encodeURIComponent(pathInfo)}`;
+    const answer = await this.call(cell, 'GET', `/cells/learn?${query}`, undefined, ctx);
+    const body = parseJsonObject(answer, 'cells/learn');
+    const ttl = body.cache_ttl;
+    if (typeof body.path !== 'string' || !body.path.startsWith('/') || typeof body.cell !== 'string') {
+      throw RouterError.internalApi('cells/learn answered without path or cell');
+    }
+    return {
+      path: body.path,
+      cell: body.cell,
+      source: typeof body.source === 'string' ? body.source : 'unknown',
+      exact: body.exact === true,
+      cacheTtl: typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? ttl : 0,
+    };
+  }
+
+  /**
+   * Tries cells in preference order until one gives a definitive answer (any status below 500);
+   * users and keys are shared by all cells, so any cell may answer.
+   */
+  private async onAnyCell(
+    ctx: CallContext,
+    fn: (cell: CellConfig) => Promise<RawAnswer>,
+  ): Promise<RawAnswer> {
+    let lastError: unknown;
+    for (const cell of this.cells.preferenceOrder()) {
+      if (ctx.signal?.aborted) break;
+      try {
+        const answer = await fn(cell);
+        if (answer.status < 500) return answer;
+        lastError = errorFromAnswer(answer);
+      } catch (err) {
+        lastError = err;
+      }
+      ctx.log?.warn({ cell: cell.name, err: lastError }, 'internal API call failed, trying another cell');
+    }
+    throw lastError ?? RouterError.cancelled('cancelled');
+  }
+
+  private async call(
+    cell: CellConfig,
+    method: 'GET' | 'POST',
+    path: string,
+    body: object | undefined,
+    ctx: CallContext,
+  ): Promise<RawAnswer> {
+    const headers: Record<string, string> = {
+      [SHELL_HEADER]: await signShellJwt(this.jwtKey),
+      'user-agent': 'gitlab-cells-router',
+      'x-request-id': ctx.requestId,
+    };
+    if (ctx.remoteIp) headers['x-forwarded-for'] = ctx.remoteIp;
+    if (body) headers['content-type'] = 'application/json';
+    let call: UpstreamCall | undefined;
+    const abort = () => call?.cancel();
+    const timer = setTimeout(abort, this.timeoutMs);
+    ctx.signal?.addEventListener('abort', abort, { once: true });
+    try {
+      call = await this.cells
+        .transport(cell)
+        .open({ method, path: `${BASE}${path}`, headers, streamBody: body !== undefined });
+      if (body) call.body.end(JSON.stringify(body));
+      const res = await call.response;
+      const text = (await readBody(res.body, MAX_ANSWER_BYTES)).toString('utf8');
+      return { status: res.status, headers: res.headers, text };
+    } catch (err) {
+      if (ctx.signal?.aborted) throw RouterError.cancelled('cancelled', err);
+      throw RouterError.internalApiUnreachable('Internal API unreachable', err);
+    } finally {
+      clearTimeout(timer);
+      ctx.signal?.removeEventListener('abort', abort);
+    }
+  }
+}
+
+function asObject(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : undefined;
+}
+
+function stringOr(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function messageOf(answer: RawAnswer): string | undefined {
+  try {
+    return stringOr(asObject(JSON.parse(answer.text))?.message);
+  } catch {
+    return stringOr(answer.text.trim());
+  }
+}
+
+function redirectHeader(headers: IncomingHttpHeaders): string | undefined {
+  const v = headers['x-gitlab-cell-redirect'];
+  return stringOr(Array.isArray(v) ? v[0] : v);
+}
+
+/** GitLab Shell's error mapping: the answer's JSON `message`, else "Internal API error (<code>)". */
+function errorFromAnswer(answer: RawAnswer) {
+  let message: string | undefined;
+  try {
+    message = stringOr(asObject(JSON.parse(answer.text))?.message);
+  } catch {
+    message = undefined;
+  }
+  if (!message) return RouterError.internalApi(`Internal API error (${answer.status})`);
+  return answer.status >= 500 ? RouterError.internalApi(message) : RouterError.accessDenied(message);
+}
+
+function parseJsonObject(answer: RawAnswer, what: string): Record<string, unknown> {
+  if (answer.status < 200 || answer.status > 399) throw errorFromAnswer(answer);
+  try {
+    const obj = asObject(JSON.parse(answer.text));
+    if (obj) return obj;
+  } catch {
+    // fall through
+  }
+  throw RouterError.internalApi(`${what} answered a body that is not a JSON object`);
+}

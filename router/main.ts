@@ -1,0 +1,71 @@
+import type { AddressInfo } from 'node:net';
+import { ConfigError } from '../lib/config.js';
+import { createLogger } from '../lib/logger.js';
+import { buildRouter } from './app.js';
+import { loadRouterConfig } from './config.js';
+
+/** `node dist/router/main.js --config <file.json>` (+ `ROUTER_*` environment overrides). */
+const EX_CONFIG = 78;
+
+function address(a: AddressInfo | undefined): string | undefined {
+  return a ? `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}` : undefined;
+}
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadRouterConfig>;
+  try {
+    config = loadRouterConfig(process.argv, process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`router: invalid configuration: ${err.message}\n`);
+      process.exit(EX_CONFIG);
+    }
+    throw err;
+  }
+  const log = createLogger('router', config.logLevel);
+  let router: Awaited<ReturnType<typeof buildRouter>>;
+  try {
+    router = await buildRouter(config, { log });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`router: invalid configuration: ${err.message}\n`);
+      process.exit(EX_CONFIG);
+    }
+    throw err;
+  }
+  const addresses = await router.listen();
+  log.info(
+    {
+      ssh: address(addresses.ssh),
+      http: address(addresses.http),
+      metrics: address(addresses.metrics),
+      region: config.region,
+      cells: config.cells.map((c) => c.name),
+    },
+    'listening',
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, grace_ms: config.shutdownGraceMs }, 'shutting down');
+    router.close().then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`router: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

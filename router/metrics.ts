@@ -1,0 +1,69 @@
+import { Counter, Registry } from 'prom-client';
+
+/** Plain counters the router increments; tests read them directly, Prometheus reads them on scrape. */
+export interface RouterMetrics {
+  /** Route classifications answered from the cache. */
+  routeCacheHits: number;
+  /** Route classifications that needed a learn call. */
+  routeCacheMisses: number;
+  /** Learn calls made (successful or not). */
+  learns: number;
+  /** `421 Misdirected Request` answers that made the router drop a route and learn again. */
+  redirects: number;
+  /** Classifications that fell back to the legacy cell because learning failed. */
+  fallbacks: number;
+  sshConnections: number;
+  sshAuthFailures: number;
+  sshGitCommands: number;
+  httpRequests: number;
+}
+
+export function createMetrics(): RouterMetrics {
+  return {
+    routeCacheHits: 0,
+    routeCacheMisses: 0,
+    learns: 0,
+    redirects: 0,
+    fallbacks: 0,
+    sshConnections: 0,
+    sshAuthFailures: 0,
+    sshGitCommands: 0,
+    httpRequests: 0,
+  };
+}
+
+const DESCRIPTIONS: Record<keyof RouterMetrics, [string, string]> = {
+  routeCacheHits: [
+    'gitlab_cells_router_route_cache_hits_total',
+    'Route classifications served from the cache',
+  ],
+  routeCacheMisses: [
+    'gitlab_cells_router_route_cache_misses_total',
+    'Route classifications that needed a learn call',
+  ],
+  learns: ['gitlab_cells_router_learn_requests_total', 'Learn calls made to cells'],
+  redirects: ['gitlab_cells_router_redirects_total', '421 Misdirected Request answers received from cells'],
+  fallbacks: ['gitlab_cells_router_fallbacks_total', 'Classifications that fell back to the legacy cell'],
+  sshConnections: ['gitlab_cells_router_ssh_connections_total', 'SSH connections accepted'],
+  sshAuthFailures: ['gitlab_cells_router_ssh_auth_failures_total', 'SSH public keys rejected'],
+  sshGitCommands: ['gitlab_cells_router_ssh_git_commands_total', 'git commands run over SSH'],
+  httpRequests: ['gitlab_cells_router_http_requests_total', 'HTTP requests proxied by the HTTP front'],
+};
+
+/** A prom-client registry whose counters mirror `metrics` at scrape time. */
+export function createMetricsRegistry(metrics: RouterMetrics): Registry {
+  const registry = new Registry();
+  for (const key of Object.keys(DESCRIPTIONS) as (keyof RouterMetrics)[]) {
+    const [name, help] = DESCRIPTIONS[key];
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(metrics[key]);
+      },
+    });
+  }
+  return registry;
+}

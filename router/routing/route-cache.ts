@@ -1,0 +1,86 @@
+/**
+ * Learned routes: prefix entries (`/my-company/` covers `/my-company` and everything below it) and
+ * exact entries (`/-/profile`), each with its own expiry. Bounded: the least recently used entry is
+ * evicted first. Lookup prefers an exact entry, then the longest prefix.
+ */
+export interface CachedRoute {
+  /** The key the entry is stored under: `/a/b/` for a prefix, `/a/b` for an exact path. */
+  key: string;
+  cell: string;
+  exact: boolean;
+}
+
+interface Entry extends CachedRoute {
+  expiresAt: number;
+}
+
+export class RouteCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  lookup(path: string): CachedRoute | undefined {
+    for (const key of candidateKeys(normalize(path))) {
+      const entry = this.entries.get(key);
+      if (!entry) continue;
+      if (entry.expiresAt <= this.now()) {
+        this.entries.delete(key);
+        continue;
+      }
+      // Move to the most recently used end.
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      return { key: entry.key, cell: entry.cell, exact: entry.exact };
+    }
+    return undefined;
+  }
+
+  /** Stores a learned route; `routePath` is the answer's `path`, `ttlMs` <= 0 stores nothing. */
+  store(routePath: string, cell: string, exact: boolean, ttlMs: number): CachedRoute | undefined {
+    if (ttlMs <= 0) return undefined;
+    const p = normalize(routePath);
+    const key = exact ? p : p === '/' ? '/' : `${p}/`;
+    this.entries.delete(key);
+    this.entries.set(key, { key, cell, exact, expiresAt: this.now() + ttlMs });
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+    return { key, cell, exact };
+  }
+
+  /** Drops every entry that would route `path` (its exact entry and all covering prefixes). */
+  invalidate(path: string): number {
+    let dropped = 0;
+    for (const key of candidateKeys(normalize(path))) {
+      if (this.entries.delete(key)) dropped++;
+    }
+    return dropped;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/** `/a/b/` and `/a/b` → `/a/b`; empty → `/`. */
+function normalize(path: string): string {
+  const p = `/${path.replace(/^\/+/, '')}`.replace(/\/+$/, '');
+  return p === '' ? '/' : p;
+}
+
+/** Exact key first, then prefixes from the longest to `/`. */
+function candidateKeys(path: string): string[] {
+  const keys = [path];
+  const segments = path.split('/').filter((s) => s !== '');
+  for (let i = segments.length; i >= 1; i--) keys.push(`/${segments.slice(0, i).join('/')}/`);
+  keys.push('/');
+  return keys;
+}

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import ssh2, { type Connection, type KexAlgorithm } from 'ssh2';
+import type { Logger } from '../../lib/logger.js';
+import type { Listen } from '../config.js';
+import { type AuthState, authenticate } from './auth.js';
+import { handleSession, type RunningSession, type SessionDeps } from './session.js';
+
+const { Server } = ssh2;
+
+/**
+ * The SSH front: an ssh2 server with the router's host key, curve25519 key exchange first,
+ * keepalives, a login grace timer, public-key auth against the cells and one git command per
+ * session. `close()` stops accepting, lets running commands finish within the grace period, then
+ * cancels what is left and drops every connection.
+ */
+export interface SshFrontOptions {
+  hostKey: Buffer;
+  loginGraceMs: number;
+  keepaliveIntervalMs: number;
+}
+
+/** Preferred key exchange: curve25519 first, then the NIST curves; no finite-field DH. */
+const KEX: KexAlgorithm[] = [
+  'curve25519-sha256',
+  'curve25519-sha256@libssh.org',
+  'ecdh-sha2-nistp256',
+  'ecdh-sha2-nistp384',
+  'ecdh-sha2-nistp521',
+];
+
+const DISCONNECT_WAIT_MS = 2000;
+
+interface ConnectionEntry {
+  client: Connection;
+  sessions: Set<RunningSession>;
+}
+
+export class SshFront {
+  private readonly server: InstanceType<typeof Server>;
+  private readonly connections = new Set<ConnectionEntry>();
+  private nextConnId = 1;
+  private closing = false;
+
+  constructor(
+    private readonly opts: SshFrontOptions,
+    private readonly deps: SessionDeps,
+    private readonly log: Logger,
+  ) {
+    this.server = new Server(
+      {
+        hostKeys: [opts.hostKey],
+        algorithms: { kex: KEX },
+        ident: 'GitLab-Cells-Router',
+        keepaliveInterval: opts.keepaliveIntervalMs,
+        keepaliveCountMax: 3,
+      },
+      (client, info) => this.onConnection(client, info.ip, info.port),
+    );
+    this.server.on('error', (err: Error) => this.log.error({ err }, 'ssh server error'));
+  }
+
+  listen(listen: Listen): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(listen.port, listen.host, () => {
+        this.server.off('error', reject);
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  /** Commands running right now, over all connections. */
+  get activeSessions(): number {
+    let n = 0;
+    for (const c of this.connections) n += c.sessions.size;
+    return n;
+  }
+
+  private onConnection(client: Connection, ip: string, port: number): void {
+    if (this.closing) {
+      client.end();
+      return;
+    }
+    const connId = this.nextConnId++;
+    const log = this.log.child({ conn_id: connId, remote_ip: ip, remote_port: port });
+    const entry: ConnectionEntry = { client, sessions: new Set() };
+    this.connections.add(entry);
+    this.deps.metrics.sshConnections++;
+    const state: AuthState = {
+      log,
+      remoteIp: ip,
+      requestId: randomUUID(),
+      keyId: undefined,
+      username: undefined,
+      lookups: new Map(),
+    };
+    let connLog = log;
+    const grace = setTimeout(() => {
+      log.info({ login_grace_ms: this.opts.loginGraceMs }, 'login grace time exceeded, disconnecting');
+      client.end();
+    }, this.opts.loginGraceMs);
+
+    client.on('authentication', (ctx) => authenticate(ctx, state, this.deps.api, this.deps.metrics));
+    client.on('ready', () => {
+      clearTimeout(grace);
+      connLog = log.child({ key_id: state.keyId, user: state.username });
+      connLog.info('authenticated');
+    });
+    client.on('session', (accept, reject) => {
+      const keyId = state.keyId;
+      if (this.closing || keyId === undefined) {
+        reject();
+        return;
+      }
+      handleSession(
+        accept(),
+        {
+          keyId,
+          remoteIp: ip,
+          log: connLog,
+          track: (s) => {
+            entry.sessions.add(s);
+            return () => entry.sessions.delete(s);
+          },
+        },
+        this.deps,
+      );
+    });
+    client.on('error', (err: Error) => connLog.debug({ err }, 'connection error'));
+    client.on('close', () => {
+      clearTimeout(grace);
+      this.connections.delete(entry);
+      for (const s of entry.sessions) s.cancel('connection closed');
+      connLog.info('connection closed');
+    });
+  }
+
+  /** Graceful shutdown; resolves when every connection is gone. */
+  async close(graceMs: number): Promise<void> {
+    this.closing = true;
+    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const running = [...this.connections].flatMap((c) => [...c.sessions].map((s) => s.done));
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const result = await Promise.race([Promise.all(running).then(() => 'drained' as const), graceOver]);
+    clearTimeout(timer);
+    if (result === 'timeout') {
+      this.log.warn({ sessions: this.activeSessions }, 'shutdown grace period over, cancelling sessions');
+      for (const c of this.connections) for (const s of c.sessions) s.cancel('shutdown');
+    }
+    for (const c of this.connections) c.client.end();
+    // A client that ignores the disconnect must not hold the shutdown forever.
+    await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, DISCONNECT_WAIT_MS).unref())]);
+  }
+}

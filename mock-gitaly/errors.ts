@@ -1,0 +1,46 @@
+import { type ServiceError, status } from '@grpc/grpc-js';
+import { AppError } from '../lib/errors.js';
+
+/**
+ * mock Gitaly's error registry. Every failure a call can end with is one of these: a stable `code` for
+ * logs and the gRPC status the client sees, with Gitaly's wording in the message.
+ */
+export class RpcError extends AppError {
+  readonly grpcCode: status;
+
+  constructor(
+    code: string,
+    grpcCode: status,
+    message: string,
+    opts: { statusCode: number; cause?: unknown },
+  ) {
+    super(code, message, { statusCode: opts.statusCode, cause: opts.cause });
+    this.name = 'RpcError';
+    this.grpcCode = grpcCode;
+  }
+}
+
+function defineRpcError(code: string, grpcCode: status, statusCode: number) {
+  return (message: string, cause?: unknown) => new RpcError(code, grpcCode, message, { statusCode, cause });
+}
+
+export const Unauthenticated = defineRpcError('GITALY_UNAUTHENTICATED', status.UNAUTHENTICATED, 401);
+export const PermissionDenied = defineRpcError('GITALY_PERMISSION_DENIED', status.PERMISSION_DENIED, 403);
+export const InvalidArgument = defineRpcError('GITALY_INVALID_ARGUMENT', status.INVALID_ARGUMENT, 400);
+export const RepositoryNotFound = defineRpcError('GITALY_REPOSITORY_NOT_FOUND', status.NOT_FOUND, 404);
+export const NegotiationTimeout = defineRpcError('GITALY_NEGOTIATION_TIMEOUT', status.DEADLINE_EXCEEDED, 504);
+export const ClientCanceled = defineRpcError('GITALY_CLIENT_CANCELED', status.CANCELLED, 499);
+export const GitFailed = defineRpcError('GITALY_GIT_FAILED', status.INTERNAL, 500);
+export const Unimplemented = defineRpcError('GITALY_UNIMPLEMENTED', status.UNIMPLEMENTED, 501);
+export const Internal = defineRpcError('GITALY_INTERNAL', status.INTERNAL, 500);
+
+/** Any thrown value → an RpcError (unknown errors become INTERNAL with their message). */
+export function asRpcError(err: unknown): RpcError {
+  if (err instanceof RpcError) return err;
+  return Internal(err instanceof Error ? err.message : String(err), err);
+}
+
+/** The object grpc-js turns into the call's final status. */
+export function toServiceError(err: RpcError): Partial<ServiceError> {
+  return { code: err.grpcCode, details: err.message, message: err.message };
+}

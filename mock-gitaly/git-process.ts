@@ -1,0 +1,76 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { GitCommand } from './git-command.js';
+
+/** How long a git process group gets between SIGTERM and SIGKILL. */
+export const KILL_GRACE_MS = 1000;
+
+/**
+ * A spawned command in its own process group, so killing it also reaches what it started
+ * (pack-objects, hooks): SIGTERM to the group, then SIGKILL after a grace period.
+ */
+export class GitProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  private killTimer: NodeJS.Timeout | undefined;
+
+  constructor(command: GitCommand) {
+    this.child = spawn(command.file, command.args, {
+      cwd: command.cwd,
+      env: command.env,
+      stdio: 'pipe',
+      detached: true,
+    });
+  }
+
+  kill(): void {
+    if (this.killTimer) return;
+    this.signal('SIGTERM');
+    this.killTimer = setTimeout(() => this.signal('SIGKILL'), KILL_GRACE_MS);
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // The group is already gone.
+    }
+  }
+}
+
+/** The live git processes of one server, so stopping the server can kill them all. */
+export class GitProcessRegistry {
+  private readonly live = new Set<GitProcess>();
+  private readonly waiters = new Set<() => void>();
+
+  add(proc: GitProcess): void {
+    this.live.add(proc);
+  }
+
+  delete(proc: GitProcess): void {
+    this.live.delete(proc);
+    if (this.live.size === 0) for (const wake of this.waiters) wake();
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  killAll(): void {
+    for (const proc of this.live) proc.kill();
+  }
+
+  /** Resolves when no process is left, or after `timeoutMs`. */
+  async drained(timeoutMs: number): Promise<void> {
+    if (this.live.size === 0) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.waiters.add(done);
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { ConfigError, readConfigFile } from '../lib/config.js';
+import { createLogger } from '../lib/logger.js';
+import { type GitalyConfig, loadGitalyConfig } from './config.js';
+import { buildGitalyServer } from './server.js';
+
+/** Exit code for a bad configuration (EX_CONFIG). */
+const EX_CONFIG = 78;
+const SHUTDOWN_GRACE_MS = 10_000;
+
+let config: GitalyConfig;
+try {
+  config = loadGitalyConfig(readConfigFile(process.argv), process.env);
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  process.stderr.write(`mock-gitaly: bad configuration: ${err.message}\n`);
+  process.exit(EX_CONFIG);
+}
+
+const logger = createLogger('mock-gitaly', config.logLevel);
+const gitaly = buildGitalyServer(config, logger);
+const { port } = await gitaly.start();
+logger.info(
+  { address: `${config.listen.host}:${port}`, storages: Object.keys(config.storages) },
+  'listening',
+);
+
+let stopping = false;
+async function shutdown(signal: NodeJS.Signals): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'stopping');
+  await gitaly.stop(SHUTDOWN_GRACE_MS);
+  logger.info('stopped');
+  process.exit(0);
+}
+process.on('SIGINT', (signal) => void shutdown(signal));
+process.on('SIGTERM', (signal) => void shutdown(signal));

@@ -1,0 +1,162 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { Logger } from '../lib/logger.js';
+import type { SSHReceivePackRequest, SSHUploadArchiveRequest, SSHUploadPackRequest } from '../lib/proto.js';
+import { authorize } from './auth.js';
+import type { GitalyConfig } from './config.js';
+import {
+  asRpcError,
+  ClientCanceled,
+  GitFailed,
+  InvalidArgument,
+  toServiceError,
+  Unimplemented,
+} from './errors.js';
+import { receivePackCommand, uploadArchiveCommand, uploadPackCommand } from './git-command.js';
+import type { GitProcessRegistry } from './git-process.js';
+import {
+  type DuplexCall,
+  type GitStreamOptions,
+  HUNG_UP_STDERR,
+  readFirstRequest,
+  runGitStream,
+} from './git-stream.js';
+import { resolveRepository } from './repository.js';
+
+export interface ServiceContext {
+  config: GitalyConfig;
+  logger: Logger;
+  processes: GitProcessRegistry;
+  /** `core.hooksPath` for receive-pack; set when the server starts. */
+  hooksDir: string | undefined;
+}
+
+/** What an RPC contributes to the shared stream plumbing, built from its validated first request. */
+type StreamPlan<Req> = Omit<GitStreamOptions<Req>, 'call' | 'logger' | 'processes'>;
+
+function metadataString(metadata: grpc.Metadata, key: string): string | undefined {
+  const [value] = metadata.get(key);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function hasStdin(req: { stdin?: Buffer }): boolean {
+  return req.stdin !== undefined && req.stdin.length > 0;
+}
+
+/** Auth → first request → validation → git, for the three bidi RPCs. */
+async function serveStream<Req extends { stdin?: Buffer }>(
+  ctx: ServiceContext,
+  rpc: string,
+  call: DuplexCall<Req>,
+  plan: (first: Req, logger: Logger) => StreamPlan<Req>,
+): Promise<void> {
+  const logger = ctx.logger.child({
+    rpc,
+    peer: call.getPeer(),
+    correlation_id: metadataString(call.metadata, 'x-gitlab-correlation-id'),
+  });
+  const started = Date.now();
+  try {
+    authorize(call.metadata, ctx.config.token);
+    const first = await readFirstRequest(call);
+    if (call.cancelled) {
+      logger.info('call cancelled before it started');
+      return;
+    }
+    if (first === undefined) throw InvalidArgument('empty request');
+    const result = await runGitStream({ call, logger, processes: ctx.processes, ...plan(first, logger) });
+    logger.info({ ...result, duration_ms: Date.now() - started }, 'rpc finished');
+  } catch (err) {
+    const e = asRpcError(err);
+    const fields = {
+      code: e.code,
+      grpc_code: e.grpcCode,
+      error: e.message,
+      duration_ms: Date.now() - started,
+    };
+    if (e.system) logger.error(fields, 'rpc failed');
+    else logger.info(fields, 'rpc rejected');
+    call.emit('error', toServiceError(e));
+  }
+}
+
+function uploadPackPlan(ctx: ServiceContext) {
+  return (first: SSHUploadPackRequest, logger: Logger): StreamPlan<SSHUploadPackRequest> => {
+    if (hasStdin(first)) throw InvalidArgument('non-empty stdin in first request');
+    const repoPath = resolveRepository(ctx.config.storages, first.repository);
+    return {
+      command: uploadPackCommand(repoPath, first, logger),
+      negotiation: { until: 'done', timeoutMs: ctx.config.uploadPackNegotiationTimeoutMs },
+      exitStatusOnSuccess: false,
+      failure: (code, stderr) =>
+        code === 128 && stderr === HUNG_UP_STDERR
+          ? ClientCanceled('user canceled the request')
+          : GitFailed(`running upload-pack: exit status ${code}, stderr: ${JSON.stringify(stderr)}`),
+    };
+  };
+}
+
+function receivePackPlan(ctx: ServiceContext) {
+  return (first: SSHReceivePackRequest, logger: Logger): StreamPlan<SSHReceivePackRequest> => {
+    if (!first.gl_id) throw InvalidArgument('empty GlId');
+    if (hasStdin(first)) throw InvalidArgument('non-empty data in first request');
+    const repoPath = resolveRepository(ctx.config.storages, first.repository);
+    if (ctx.hooksDir === undefined) throw new Error('hooks are not installed; the server has not started');
+    const payload = {
+      gl_id: first.gl_id,
+      gl_username: first.gl_username ?? '',
+      gl_repository: first.gl_repository || first.repository?.gl_repository || '',
+      gl_project_path: first.repository?.gl_project_path ?? '',
+      protocol: 'ssh' as const,
+      repo_path: repoPath,
+      gitlab_url: ctx.config.gitlabUrl,
+      gitlab_secret_file: ctx.config.gitlabSecretFile,
+    };
+    return {
+      command: receivePackCommand(repoPath, first, { dir: ctx.hooksDir, payload }, logger),
+      exitStatusOnSuccess: false,
+      failure: (code, stderr) =>
+        code === 128 && stderr === HUNG_UP_STDERR
+          ? ClientCanceled('user canceled the push')
+          : GitFailed(`cmd wait: exit status ${code}, stderr: ${JSON.stringify(stderr)}`),
+    };
+  };
+}
+
+function uploadArchivePlan(ctx: ServiceContext) {
+  return (first: SSHUploadArchiveRequest): StreamPlan<SSHUploadArchiveRequest> => {
+    if (hasStdin(first)) throw InvalidArgument('non-empty stdin in first request');
+    const repoPath = resolveRepository(ctx.config.storages, first.repository);
+    return {
+      command: uploadArchiveCommand(repoPath),
+      negotiation: { until: 'flush', timeoutMs: ctx.config.uploadArchiveNegotiationTimeoutMs },
+      exitStatusOnSuccess: true,
+      failure: (code, stderr) =>
+        GitFailed(`running upload-archive: exit status ${code}, stderr: ${JSON.stringify(stderr)}`),
+    };
+  };
+}
+
+/** The `gitaly.SSHService` implementation for grpc-js. */
+export function sshServiceImplementation(ctx: ServiceContext): grpc.UntypedServiceImplementation {
+  return {
+    SSHUploadPack: (call: DuplexCall<SSHUploadPackRequest>) =>
+      void serveStream(ctx, 'SSHUploadPack', call, uploadPackPlan(ctx)),
+    SSHReceivePack: (call: DuplexCall<SSHReceivePackRequest>) =>
+      void serveStream(ctx, 'SSHReceivePack', call, receivePackPlan(ctx)),
+    SSHUploadArchive: (call: DuplexCall<SSHUploadArchiveRequest>) =>
+      void serveStream(ctx, 'SSHUploadArchive', call, uploadArchivePlan(ctx)),
+    SSHUploadPackWithSidechannel: (
+      call: grpc.ServerUnaryCall<unknown, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
+      try {
+        authorize(call.metadata, ctx.config.token);
+        throw Unimplemented(
+          'SSHUploadPackWithSidechannel is not supported by mock-gitaly (no yamux sidechannel); use SSHUploadPack',
+        );
+      } catch (err) {
+        callback(toServiceError(asRpcError(err)));
+      }
+    },
+  };
+}

@@ -1,0 +1,250 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { gitalyAuthHeader } from '../../lib/gitaly-auth.js';
+import { createLogger } from '../../lib/logger.js';
+import { loadSshService, projectRoot, type SSHStreamResponse } from '../../lib/proto.js';
+import { type GitalyConfig, loadGitalyConfig } from '../config.js';
+import { buildGitalyServer, type GitalyServer } from '../server.js';
+
+/** Test helpers for mock-gitaly: temp folders, real git repositories, a started server, raw calls. */
+
+const cleanups: Array<() => void | Promise<void>> = [];
+
+/** Runs every registered cleanup (latest first); call from afterEach/afterAll. */
+export async function cleanup(): Promise<void> {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+}
+
+export function tempDir(prefix = 'mock-gitaly-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export function writeSecret(dir: string, name: string, value: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return path;
+}
+
+/** git with no system/global config and a fixed identity, so tests do not depend on the machine. */
+export const GIT_ENV: Record<string, string> = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: tmpdir(),
+  LANG: 'C',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'Test Author',
+  GIT_AUTHOR_EMAIL: 'author@example.com',
+  GIT_COMMITTER_NAME: 'Test Author',
+  GIT_COMMITTER_EMAIL: 'author@example.com',
+};
+
+export interface RunResult {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+export function run(
+  file: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; input?: Buffer | string } = {},
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd: opts.cwd, env: { ...GIT_ENV, ...opts.env } });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }),
+    );
+    child.stdin.end(opts.input);
+  });
+}
+
+export async function git(args: string[], opts: Parameters<typeof run>[2] = {}): Promise<string> {
+  const res = await run('git', args, opts);
+  if (res.code !== 0) throw new Error(`git ${args.join(' ')} failed (${res.code}): ${res.stderr}`);
+  return res.stdout.toString('utf8').trim();
+}
+
+/**
+ * A bare repository at `<storage>/<relativePath>` whose `main` holds `files` (one commit), pushed
+ * from a scratch work tree. Returns the commit id.
+ */
+export async function createRepo(
+  storage: string,
+  relativePath: string,
+  files: Record<string, string | Buffer> = { 'README.md': '# test\n' },
+): Promise<string> {
+  const bare = join(storage, relativePath);
+  mkdirSync(dirname(bare), { recursive: true });
+  await git(['init', '--bare', '--initial-branch=main', bare]);
+  const work = tempDir('mock-gitaly-work-');
+  await git(['init', '--initial-branch=main', work]);
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(work, name)), { recursive: true });
+    writeFileSync(join(work, name), content);
+  }
+  await git(['add', '.'], { cwd: work });
+  await git(['commit', '-m', 'initial commit'], { cwd: work });
+  await git(['push', `file://${bare}`, 'main'], { cwd: work });
+  return git(['rev-parse', 'HEAD'], { cwd: work });
+}
+
+export interface StartedGitaly {
+  config: GitalyConfig;
+  gitaly: GitalyServer;
+  address: string;
+  token: string;
+  storage: string;
+  client: grpc.Client;
+}
+
+/** Starts a mock Gitaly on 127.0.0.1:0 with one storage `default` and a fresh token. */
+export async function startGitaly(
+  settings: Record<string, unknown> = {},
+  deps: { hookProgram?: string; storage?: string } = {},
+): Promise<StartedGitaly> {
+  const dir = tempDir();
+  const storage = deps.storage ?? join(dir, 'storage');
+  mkdirSync(storage, { recursive: true });
+  const token = `token-${Math.random().toString(36).slice(2)}`;
+  const config = loadGitalyConfig(
+    {
+      listen: '127.0.0.1:0',
+      storages: { default: storage },
+      tokenFile: writeSecret(dir, 'gitaly_token', token),
+      gitlabUrl: 'http://127.0.0.1:9',
+      gitlabSecretFile: writeSecret(dir, 'gitlab_shell_secret', 'shell-secret'),
+      ...settings,
+    },
+    {},
+  );
+  const gitaly = buildGitalyServer(config, createLogger('mock-gitaly-test', 'silent'), deps);
+  const { port } = await gitaly.start();
+  const address = `127.0.0.1:${port}`;
+  const Client = loadSshService();
+  const client = new Client(address, grpc.credentials.createInsecure());
+  cleanups.push(async () => {
+    client.close();
+    await gitaly.stop(1000);
+  });
+  return { config, gitaly, address, token, storage, client };
+}
+
+export function authMetadata(token: string, now?: number): grpc.Metadata {
+  const md = new grpc.Metadata();
+  md.set('authorization', gitalyAuthHeader(token, now));
+  return md;
+}
+
+export interface CallOutcome {
+  responses: SSHStreamResponse[];
+  stdout: Buffer;
+  stderr: string;
+  status: grpc.StatusObject;
+}
+
+/** A raw bidi call with helpers to wait for output and for its end. */
+export class RawCall {
+  readonly call: grpc.ClientDuplexStream<unknown, SSHStreamResponse>;
+  readonly responses: SSHStreamResponse[] = [];
+  readonly done: Promise<CallOutcome>;
+  private waiters: Array<() => void> = [];
+
+  constructor(client: grpc.Client, rpc: string, metadata: grpc.Metadata) {
+    const method = (client as unknown as Record<string, (md: grpc.Metadata) => RawCall['call']>)[rpc];
+    if (!method) throw new Error(`no RPC ${rpc}`);
+    this.call = method.call(client, metadata);
+    this.call.on('data', (res: SSHStreamResponse) => {
+      this.responses.push(res);
+      for (const wake of this.waiters) wake();
+    });
+    this.call.on('error', () => {
+      // The status carries it.
+    });
+    this.done = new Promise((resolve) => {
+      this.call.on('status', (status: grpc.StatusObject) =>
+        setImmediate(() =>
+          resolve({ responses: this.responses, stdout: this.stdout, stderr: this.stderr, status }),
+        ),
+      );
+    });
+  }
+
+  get stdout(): Buffer {
+    return Buffer.concat(this.responses.flatMap((r) => (r.stdout ? [r.stdout] : [])));
+  }
+
+  get stderr(): string {
+    return Buffer.concat(this.responses.flatMap((r) => (r.stderr ? [r.stderr] : []))).toString('utf8');
+  }
+
+  send(message: Record<string, unknown>): void {
+    this.call.write(message);
+  }
+
+  /** Resolves when the stdout received so far satisfies `predicate`. */
+  async waitForStdout(predicate: (stdout: Buffer) => boolean, timeoutMs = 10_000): Promise<Buffer> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate(this.stdout)) {
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for stdout; got ${this.stdout.toString()}`);
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.waiters = this.waiters.filter((w) => w !== wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, 100);
+        this.waiters.push(wake);
+      });
+    }
+    return this.stdout;
+  }
+}
+
+/**
+ * Compiles the programs tests run as separate processes (hook program, fake ssh, main) into a temp
+ * folder that resolves `node_modules` and `protos` from the project. Returns that folder; the caller
+ * removes it (it outlives `cleanup()`, which runs after each test).
+ */
+export async function buildPrograms(): Promise<string> {
+  const root = projectRoot();
+  const out = mkdtempSync(join(tmpdir(), 'mock-gitaly-build-'));
+  writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
+  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'));
+  symlinkSync(join(root, 'protos'), join(out, 'protos'));
+  const tsconfig = join(out, 'tsconfig.json');
+  writeFileSync(
+    tsconfig,
+    JSON.stringify({
+      extends: join(root, 'tsconfig.json'),
+      compilerOptions: {
+        noEmit: false,
+        sourceMap: false,
+        rootDir: root,
+        outDir: out,
+        typeRoots: [join(root, 'node_modules', '@types')],
+      },
+      files: ['hook-main.ts', 'main.ts', 'testing/fake-ssh.ts'].map((f) => join(root, 'mock-gitaly', f)),
+      include: [],
+    }),
+  );
+  const res = await run(process.execPath, [
+    join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    tsconfig,
+  ]);
+  if (res.code !== 0) throw new Error(`tsc failed: ${res.stdout.toString()}${res.stderr}`);
+  return out;
+}

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ConfigError } from '../lib/config.js';
 import type { JwtKey } from '../lib/jwt.js';
 import type { Logger } from '../lib/logger.js';
@@ -31,10 +31,10 @@ export interface CellAppDeps {
 export function buildCellApp(model: TopologyModel, cellName: string, deps: CellAppDeps): FastifyInstance {
   if (!model.cell(cellName)) throw new ConfigError(`no cell "${cellName}" in the topology`);
   const app = Fastify({
-    loggerInstance: deps.logger.child({ cell: cellName }),
+    loggerInstance: deps.logger.child({ cell: cellName }) as FastifyBaseLogger,
     // Internal API fields such as key_id arrive as strings or numbers, as Grape accepts them.
     ajv: { customOptions: { allowUnionTypes: true } },
-  }) as unknown as FastifyInstance;
+  });
   const ctx: CellContext = {
     model,
     cell: cellName,

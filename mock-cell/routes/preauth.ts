@@ -78,15 +78,14 @@ export function registerPreauth(scope: FastifyInstance, ctx: CellContext): void 
       case 'misdirected':
         reply.header(CELL_REDIRECT_HEADER, decision.cell);
         return plain(reply, 421, decision.message);
-      case 'allowed':
+      case 'allowed': {
+        const payload = workhorsePayload(ctx.model, decision.project, actor, ctx.gitalyToken, remoteIp(req));
+        // Sent as bytes so the content type stays exactly Workhorse's (no charset parameter added).
         return reply
           .code(200)
           .header('content-type', WORKHORSE_CONTENT_TYPE)
-          .send(
-            JSON.stringify(
-              workhorsePayload(ctx.model, decision.project, actor, ctx.gitalyToken, remoteIp(req)),
-            ),
-          );
+          .send(Buffer.from(JSON.stringify(payload)));
+      }
     }
   });
 }

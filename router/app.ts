@@ -67,6 +67,19 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
   });
   const metricsServer = config.metricsListen ? createMetricsServer(metrics) : undefined;
 
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    const httpClosed = closeHttp(httpFront);
+    await ssh.close(config.shutdownGraceMs);
+    httpFront.closeAllConnections();
+    await httpClosed;
+    if (metricsServer) {
+      metricsServer.closeAllConnections();
+      await closeHttp(metricsServer);
+    }
+    await cells.close();
+  };
+
   return {
     metrics,
     classifier,
@@ -80,16 +93,9 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
           : undefined;
       return { ssh: sshAddress, http: httpAddress, metrics: metricsAddress };
     },
-    async close() {
-      const httpClosed = closeHttp(httpFront);
-      await ssh.close(config.shutdownGraceMs);
-      httpFront.closeAllConnections();
-      await httpClosed;
-      if (metricsServer) {
-        metricsServer.closeAllConnections();
-        await closeHttp(metricsServer);
-      }
-      await cells.close();
+    close() {
+      closing ??= close();
+      return closing;
     },
   };
 }

@@ -30,10 +30,12 @@ const KEX: KexAlgorithm[] = [
 ];
 
 const DISCONNECT_WAIT_MS = 2000;
+const LINGER_MS = 1000;
 
 interface ConnectionEntry {
   client: Connection;
   sessions: Set<RunningSession>;
+  closed: Promise<void>;
 }
 
 export class SshFront {
@@ -84,7 +86,11 @@ export class SshFront {
     }
     const connId = this.nextConnId++;
     const log = this.log.child({ conn_id: connId, remote_ip: ip, remote_port: port });
-    const entry: ConnectionEntry = { client, sessions: new Set() };
+    let markClosed = () => {};
+    const closed = new Promise<void>((resolve) => {
+      markClosed = resolve;
+    });
+    const entry: ConnectionEntry = { client, sessions: new Set(), closed };
     this.connections.add(entry);
     this.deps.metrics.sshConnections++;
     const state: AuthState = {
@@ -130,6 +136,7 @@ export class SshFront {
     client.on('error', (err: Error) => connLog.debug({ err }, 'connection error'));
     client.on('close', () => {
       clearTimeout(grace);
+      markClosed();
       this.connections.delete(entry);
       for (const s of entry.sessions) s.cancel('connection closed');
       connLog.info('connection closed');
@@ -140,19 +147,25 @@ export class SshFront {
   async close(graceMs: number): Promise<void> {
     this.closing = true;
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const c of this.connections) if (c.sessions.size === 0) c.client.end();
     const running = [...this.connections].flatMap((c) => [...c.sessions].map((s) => s.done));
-    let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), graceMs);
-    });
-    const result = await Promise.race([Promise.all(running).then(() => 'drained' as const), graceOver]);
-    clearTimeout(timer);
+    const result = await Promise.race([
+      Promise.all(running).then(() => 'drained' as const),
+      delay(graceMs, 'timeout'),
+    ]);
     if (result === 'timeout') {
       this.log.warn({ sessions: this.activeSessions }, 'shutdown grace period over, cancelling sessions');
       for (const c of this.connections) for (const s of c.sessions) s.cancel('shutdown');
     }
+    // Clients that got their exit status close the channel and leave by themselves; disconnecting
+    // them first would lose the status. Whoever is still there after a moment is disconnected.
+    await Promise.race([Promise.all([...this.connections].map((c) => c.closed)), delay(LINGER_MS, 'linger')]);
     for (const c of this.connections) c.client.end();
     // A client that ignores the disconnect must not hold the shutdown forever.
-    await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, DISCONNECT_WAIT_MS).unref())]);
+    await Promise.race([stopped, delay(DISCONNECT_WAIT_MS, 'timeout')]);
   }
+}
+
+function delay<T>(ms: number, value: T): Promise<T> {
+  return new Promise((resolve) => setTimeout(() => resolve(value), ms).unref());
 }

@@ -54,8 +54,11 @@ export interface World {
   consoleMessages: string[];
   /** Cells that answer in Workhorse's compatible mode (no response framing). */
   unframedCells: Set<string>;
-  /** Project path → canned tunnel answer instead of running git. */
-  tunnelOverrides: Map<string, TunnelOverride>;
+  /**
+   * Project path → hook run on each tunnel request for it: a canned answer instead of running git,
+   * or undefined to run git. It may change the world (e.g. move the project) before answering.
+   */
+  tunnelOverrides: Map<string, (cell: string) => TunnelOverride | undefined>;
 }
 
 export interface RecordedRequest {
@@ -98,12 +101,17 @@ export class FakeCell {
   readonly requests: RecordedRequest[] = [];
   private readonly server = http2.createServer();
   private readonly children = new Set<ChildProcessWithoutNullStreams>();
+  private readonly sessions = new Set<http2.ServerHttp2Session>();
   url = '';
 
   constructor(
     readonly name: string,
     private readonly world: World,
   ) {
+    this.server.on('session', (session) => {
+      this.sessions.add(session);
+      session.on('close', () => this.sessions.delete(session));
+    });
     this.server.on('stream', (stream, headers) => {
       stream.on('error', () => undefined);
       this.handle(stream, headers).catch(() => {
@@ -122,7 +130,9 @@ export class FakeCell {
 
   async stop(): Promise<void> {
     for (const child of this.children) child.kill('SIGKILL');
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const session of this.sessions) session.destroy();
+    await closed;
   }
 
   /** Requests recorded so far whose path starts with `prefix`. */
@@ -164,10 +174,21 @@ export class FakeCell {
       const a = this.internal(url, body);
       return json(stream, a.status, a.body, a.headers);
     }
-    // Any other path: a "page" naming the cell, echoing what the HTTP front forwarded.
+    // Any other path: a "page" naming the cell, echoing what the HTTP front forwarded; pages of a
+    // namespace another cell owns answer 421 like the cells do.
     const body = await readAll(stream);
     rec.body = body;
     rec.bodyEnded = true;
+    const ns = url.pathname.split('/').filter(Boolean)[0];
+    const owner = this.world.projects.find((p) => p.path.split('/')[0] === ns);
+    if (owner && owner.cell !== this.name) {
+      return json(
+        stream,
+        421,
+        { status: false, message: 'Misdirected Request' },
+        { 'x-gitlab-cell-redirect': owner.cell },
+      );
+    }
     json(stream, 200, {
       cell: this.name,
       path: url.pathname,
@@ -281,7 +302,7 @@ export class FakeCell {
       stream.end('Misdirected Request');
       return;
     }
-    const override = this.world.tunnelOverrides.get(projectPath);
+    const override = this.world.tunnelOverrides.get(projectPath)?.(this.name);
     if (override) {
       stream.respond({ ':status': override.status ?? 200, ...override.headers });
       stream.end(override.body ?? Buffer.alloc(0));

@@ -1,7 +1,7 @@
 import { ConfigError, readConfigFile } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { type GitalyConfig, loadGitalyConfig } from './config.js';
-import { buildGitalyServer } from './server.js';
+import { buildGitalyServer, formatAddress } from './server.js';
 
 /** Exit code for a bad configuration (EX_CONFIG). */
 const EX_CONFIG = 78;
@@ -18,9 +18,16 @@ try {
 
 const logger = createLogger('mock-gitaly', config.logLevel);
 const gitaly = buildGitalyServer(config, logger);
-const { port } = await gitaly.start();
+let port: number;
+try {
+  ({ port } = await gitaly.start());
+} catch (err) {
+  logger.fatal({ err }, 'cannot start');
+  await gitaly.stop(0);
+  process.exit(1);
+}
 logger.info(
-  { address: `${config.listen.host}:${port}`, storages: Object.keys(config.storages) },
+  { address: formatAddress(config.listen.host, port), storages: Object.keys(config.storages) },
   'listening',
 );
 

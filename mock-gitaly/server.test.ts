@@ -263,6 +263,21 @@ describe('SSHUploadPack', () => {
   });
 });
 
+describe('stop', () => {
+  it('gives running calls the grace period, then kills their git and ends them', async () => {
+    await start();
+    const call = uploadPack();
+    call.send({ repository });
+    await call.waitForStdout((out) => out.toString().endsWith('0000'));
+    const started = Date.now();
+    await g.gitaly.stop(300);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    const done = await call.done;
+    expect(done.status.code).not.toBe(grpc.status.OK);
+    expect(gitChildren()).toEqual([]);
+  });
+});
+
 describe('SSHUploadArchive', () => {
   it('streams an archive and reports exit status 0 explicitly', async () => {
     await start();

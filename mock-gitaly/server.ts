@@ -31,9 +31,9 @@ const SERVER_OPTIONS: grpc.ServerOptions = {
   'grpc.http2.min_ping_interval_without_data_ms': 10_000,
 };
 
-function bindAddress(listen: GitalyConfig['listen']): string {
-  const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
-  return `${host}:${listen.port}`;
+/** `host:port`, with an IPv6 host in brackets. */
+export function formatAddress(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 export function buildGitalyServer(
@@ -55,14 +55,18 @@ export function buildGitalyServer(
     }
     ctx.hooksDir = await installHooks(runtimeDir, deps.hookProgram ?? defaultHookProgram());
     const port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(bindAddress(config.listen), grpc.ServerCredentials.createInsecure(), (err, bound) =>
-        err ? reject(err) : resolve(bound),
+      server.bindAsync(
+        formatAddress(config.listen.host, config.listen.port),
+        grpc.ServerCredentials.createInsecure(),
+        (err, bound) => (err ? reject(err) : resolve(bound)),
       );
     });
     return { port };
   }
 
-  async function stop(graceMs: number): Promise<void> {
+  let stopping: Promise<void> | undefined;
+
+  async function shutdown(graceMs: number): Promise<void> {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         logger.warn({ running: processes.size }, 'calls still running at shutdown; killing them');
@@ -79,6 +83,11 @@ export function buildGitalyServer(
     await processes.drained(KILL_GRACE_MS * 2);
     if (tempRuntimeDir !== undefined) await rm(tempRuntimeDir, { recursive: true, force: true });
     tempRuntimeDir = undefined;
+  }
+
+  function stop(graceMs: number): Promise<void> {
+    stopping ??= shutdown(graceMs);
+    return stopping;
   }
 
   return { server, start, stop };

@@ -47,8 +47,20 @@ export interface RouterConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
-const optionalHostPort: Validator<Listen | undefined> = (v, name) =>
-  v === undefined || v === '' ? undefined : hostPort(v, name);
+function isListen(v: unknown): v is Listen {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Listen).host === 'string' &&
+    Number.isInteger((v as Listen).port)
+  );
+}
+
+/** `host:port`; defaults are given already parsed. */
+const listenAddress: Validator<Listen> = (v, name) => (isListen(v) ? v : hostPort(v, name));
+
+const optionalListenAddress: Validator<Listen | undefined> = (v, name) =>
+  v === undefined || v === '' ? undefined : listenAddress(v, name);
 
 function field<T>(obj: Record<string, unknown>, key: string, where: string, validate: Validator<T>): T {
   return validate(obj[key], `${where}.${key}`);
@@ -102,15 +114,15 @@ export const cellsValidator: Validator<CellConfig[]> = (v, name) => {
 };
 
 export const routerSchema: Schema<RouterConfig> = {
-  sshListen: { validate: hostPort, default: { host: '127.0.0.1', port: 2222 } },
-  httpListen: { validate: hostPort, default: { host: '127.0.0.1', port: 8080 } },
+  sshListen: { validate: listenAddress, default: { host: '127.0.0.1', port: 2222 } },
+  httpListen: { validate: listenAddress, default: { host: '127.0.0.1', port: 8080 } },
   hostKeyFile: { validate: str },
   shellSecretFile: { validate: str },
   region: { validate: str },
   cells: { validate: cellsValidator },
   learnCacheMaxEntries: { validate: int(1, 10_000_000), default: 10_000 },
   learnCacheMaxTtlMs: { validate: int(0), default: 300_000 },
-  metricsListen: { validate: optionalHostPort, default: undefined },
+  metricsListen: { validate: optionalListenAddress, default: undefined },
   shutdownGraceMs: { validate: int(0), default: 10_000 },
   loginGraceMs: { validate: int(1), default: 60_000 },
   keepaliveIntervalMs: { validate: int(0), default: 15_000 },

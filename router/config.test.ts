@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../lib/config.js';
+import { loadRouterConfig } from './config.js';
+
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'router-config-'));
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const cells = [
+  { id: 1, name: 'cell_us0', legacy: true, region: 'us', url: 'http://127.0.0.1:4001' },
+  { id: 3, name: 'cell_eu0', region: 'eu', url: 'https://cell-eu0.example.com/prefix/' },
+];
+
+function load(file: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) {
+  const path = join(dir, 'router.json');
+  writeFileSync(path, JSON.stringify(file));
+  return loadRouterConfig(['node', 'main.js', '--config', path], env);
+}
+
+const minimal = { hostKeyFile: '/k', shellSecretFile: '/s', region: 'eu', cells };
+
+describe('router config', () => {
+  it('applies defaults and normalizes cells', () => {
+    const config = load(minimal);
+    expect(config.sshListen).toEqual({ host: '127.0.0.1', port: 2222 });
+    expect(config.httpListen).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(config.metricsListen).toBeUndefined();
+    expect(config.learnCacheMaxEntries).toBe(10_000);
+    expect(config.shutdownGraceMs).toBe(10_000);
+    expect(config.cells[1]).toEqual({
+      id: 3,
+      name: 'cell_eu0',
+      legacy: false,
+      region: 'eu',
+      url: 'https://cell-eu0.example.com/prefix',
+    });
+    expect(Object.isFrozen(config.cells[0])).toBe(true);
+  });
+
+  it('takes ROUTER_* environment overrides, cells as JSON', () => {
+    const config = load(minimal, {
+      ROUTER_SSH_LISTEN: '0.0.0.0:2022',
+      ROUTER_LEARN_CACHE_MAX_ENTRIES: '5',
+      ROUTER_CELLS: JSON.stringify([{ ...cells[0], region: 'eu' }]),
+      ROUTER_METRICS_LISTEN: '127.0.0.1:8081',
+    });
+    expect(config.sshListen).toEqual({ host: '0.0.0.0', port: 2022 });
+    expect(config.learnCacheMaxEntries).toBe(5);
+    expect(config.cells).toHaveLength(1);
+    expect(config.metricsListen).toEqual({ host: '127.0.0.1', port: 8081 });
+  });
+
+  it.each([
+    [{ ...minimal, cells: [{ ...cells[0], legacy: false }, cells[1]] }, 'exactly one legacy cell, found 0'],
+    [{ ...minimal, cells: [cells[0], { ...cells[1], legacy: true }] }, 'exactly one legacy cell, found 2'],
+    [{ ...minimal, cells: [cells[0], { ...cells[1], name: 'cell_us0' }] }, 'cell name "cell_us0" twice'],
+    [{ ...minimal, cells: [cells[0], { ...cells[1], url: 'ftp://x' }] }, 'cells (ROUTER_CELLS)[1].url'],
+    [{ ...minimal, cells: [cells[0], { ...cells[1], zone: 'x' }] }, 'unknown key "zone"'],
+    [{ ...minimal, cells: [] }, 'non-empty array of cells'],
+    [{ ...minimal, region: 'ap' }, 'region (ROUTER_REGION) "ap" has no cell'],
+    [{ ...minimal, sshListen: 'nope' }, 'sshListen (ROUTER_SSH_LISTEN) must look like host:port'],
+    [{ ...minimal, learnCacheMaxEntries: 0 }, 'learnCacheMaxEntries'],
+    [{ ...minimal, sshPort: 22 }, 'unknown setting "sshPort"'],
+    [{ hostKeyFile: '/k', shellSecretFile: '/s', cells }, 'missing required setting region'],
+  ])('rejects %j with a message naming the setting', (file, message) => {
+    expect(() => load(file)).toThrow(ConfigError);
+    expect(() => load(file)).toThrow(message);
+  });
+});

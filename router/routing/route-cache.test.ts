@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { RouteCache } from './route-cache.js';
+
+function clock(start = 1000) {
+  const c = { now: start };
+  return { c, now: () => c.now };
+}
+
+describe('RouteCache', () => {
+  it('serves a prefix entry for the prefix itself and every path below it', () => {
+    const cache = new RouteCache(10);
+    cache.store('/my-company', 'cell_eu0', false, 60_000);
+    expect(cache.lookup('/my-company')?.cell).toBe('cell_eu0');
+    expect(cache.lookup('/my-company/my-project')?.cell).toBe('cell_eu0');
+    expect(cache.lookup('/my-company/sub/deep/-/issues')?.key).toBe('/my-company/');
+    expect(cache.lookup('/my-company-other/x')).toBeUndefined();
+  });
+
+  it('serves an exact entry only for that path, before any prefix', () => {
+    const cache = new RouteCache(10);
+    cache.store('/-', 'cell_us1', false, 60_000);
+    cache.store('/-/profile', 'cell_us0', true, 60_000);
+    expect(cache.lookup('/-/profile')?.cell).toBe('cell_us0');
+    expect(cache.lookup('/-/profile/keys')?.cell).toBe('cell_us1');
+  });
+
+  it('prefers the longest prefix', () => {
+    const cache = new RouteCache(10);
+    cache.store('/a', 'one', false, 60_000);
+    cache.store('/a/b', 'two', false, 60_000);
+    expect(cache.lookup('/a/b/c')?.cell).toBe('two');
+    expect(cache.lookup('/a/c')?.cell).toBe('one');
+  });
+
+  it('forgets entries after their TTL and stores nothing for TTL 0', () => {
+    const { c, now } = clock();
+    const cache = new RouteCache(10, now);
+    cache.store('/a', 'one', false, 1000);
+    expect(cache.store('/b', 'two', false, 0)).toBeUndefined();
+    c.now += 999;
+    expect(cache.lookup('/a/x')?.cell).toBe('one');
+    c.now += 1;
+    expect(cache.lookup('/a/x')).toBeUndefined();
+    expect(cache.lookup('/b/x')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it('evicts the least recently used entry beyond its bound', () => {
+    const cache = new RouteCache(2);
+    cache.store('/a', 'one', false, 60_000);
+    cache.store('/b', 'two', false, 60_000);
+    cache.lookup('/a/x'); // /a is now the most recently used
+    cache.store('/c', 'three', false, 60_000);
+    expect(cache.size).toBe(2);
+    expect(cache.lookup('/b/x')).toBeUndefined();
+    expect(cache.lookup('/a/x')?.cell).toBe('one');
+    expect(cache.lookup('/c/x')?.cell).toBe('three');
+  });
+
+  it('invalidates every entry that would route a path', () => {
+    const cache = new RouteCache(10);
+    cache.store('/a', 'one', false, 60_000);
+    cache.store('/a/b', 'two', true, 60_000);
+    cache.store('/z', 'three', false, 60_000);
+    expect(cache.invalidate('/a/b')).toBe(2);
+    expect(cache.lookup('/a/b')).toBeUndefined();
+    expect(cache.lookup('/z/x')?.cell).toBe('three');
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommand, splitShellWords } from './command.js';
+
+describe('splitShellWords', () => {
+  it.each([
+    ["git-upload-pack '/my-company/my-project.git'", ['git-upload-pack', '/my-company/my-project.git']],
+    ['git-upload-pack "a b/c.git"', ['git-upload-pack', 'a b/c.git']],
+    ['git-upload-pack a\\ b/c', ['git-upload-pack', 'a b/c']],
+    ['  spaced\t out  ', ['spaced', 'out']],
+    ["it''s", ['its']],
+    ["''", ['']],
+    ['"say \\"hi\\" \\n"', ['say "hi" \\n']],
+    ['', []],
+  ])('splits %j', (line, words) => {
+    expect(splitShellWords(line)).toEqual(words);
+  });
+
+  it.each(["'open", '"open', 'trailing\\'])('refuses %j', (line) => {
+    expect(splitShellWords(line)).toBeUndefined();
+  });
+});
+
+describe('parseCommand', () => {
+  it('parses the three git services as git sends them', () => {
+    expect(parseCommand("git-upload-pack '/g/p.git'")).toEqual({
+      ok: true,
+      command: { kind: 'git', service: 'git-upload-pack', repo: '/g/p.git' },
+    });
+    expect(parseCommand("git-receive-pack 'g/p.git'")).toMatchObject({
+      command: { service: 'git-receive-pack' },
+    });
+    expect(parseCommand("git-upload-archive 'g/p.git'")).toMatchObject({
+      command: { service: 'git-upload-archive' },
+    });
+  });
+
+  it('folds "git upload-pack" into git-upload-pack', () => {
+    expect(parseCommand('git upload-pack g/p.git')).toMatchObject({
+      command: { kind: 'git', service: 'git-upload-pack', repo: 'g/p.git' },
+    });
+  });
+
+  it('maps no command and "discover" to the welcome message', () => {
+    expect(parseCommand('')).toEqual({ ok: true, command: { kind: 'discover' } });
+    expect(parseCommand('discover')).toEqual({ ok: true, command: { kind: 'discover' } });
+  });
+
+  it('refuses unknown commands with 128 and the whole line', () => {
+    expect(parseCommand('rm -rf /')).toEqual({
+      ok: false,
+      exitCode: 128,
+      message: 'Unknown command: rm -rf /',
+    });
+    expect(parseCommand('git-lfs-authenticate g/p download')).toMatchObject({ exitCode: 128 });
+  });
+
+  it('refuses git commands without exactly one argument with 1 ("Disallowed command")', () => {
+    expect(parseCommand('git-upload-pack')).toEqual({
+      ok: false,
+      exitCode: 1,
+      message: 'Disallowed command',
+    });
+    expect(parseCommand('git-upload-pack a/b c/d')).toMatchObject({ exitCode: 1 });
+  });
+
+  it('refuses unparsable lines with 128', () => {
+    expect(parseCommand("git-upload-pack 'x")).toMatchObject({
+      ok: false,
+      exitCode: 128,
+      message: 'Failed to parse command: Invalid SSH command: invalid command line string',
+    });
+  });
+});

@@ -1,0 +1,129 @@
+import { PassThrough, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { encodeErrorFrame, encodeExitStatus, encodeFrame, ResponseFrame } from '../../lib/framing.js';
+import { encodePkt, FLUSH_PKT } from '../../lib/pktline.js';
+import { AdvertisementFilter, relayResponse, TunnelProtocolError } from './response.js';
+
+function sinks() {
+  const out = { stdout: '', stderr: '' };
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (d: Buffer) => {
+    out.stdout += d.toString();
+  });
+  stderr.on('data', (d: Buffer) => {
+    out.stderr += d.toString();
+  });
+  return { out, targets: { stdout, stderr } };
+}
+
+function body(...chunks: Buffer[]) {
+  const b = new PassThrough();
+  for (const c of chunks) b.write(c);
+  b.end();
+  return b;
+}
+
+describe('relayResponse', () => {
+  it('splits framed responses into stdout, stderr, exit status and error', async () => {
+    const { out, targets } = sinks();
+    const framed = Buffer.concat([
+      encodeFrame(ResponseFrame.keepalive),
+      encodeFrame(ResponseFrame.stdout, Buffer.from('pack')),
+      encodeFrame(ResponseFrame.stderr, Buffer.from('Counting objects\n')),
+      encodeErrorFrame('INTERNAL', 'boom'),
+      encodeExitStatus(2),
+    ]);
+    // One byte at a time: frames must be reassembled.
+    const outcome = await relayResponse(body(...[...framed].map((b) => Buffer.from([b]))), true, targets);
+    expect(outcome).toEqual({
+      framed: true,
+      exitStatus: 2,
+      error: { code: 'INTERNAL', message: 'boom' },
+      wroteStderr: true,
+    });
+    expect(out).toEqual({ stdout: 'pack', stderr: 'Counting objects\n' });
+  });
+
+  it('copies an unframed response to stdout', async () => {
+    const { out, targets } = sinks();
+    const outcome = await relayResponse(body(Buffer.from([0x01, 0x02]), Buffer.from('raw')), false, targets);
+    expect(outcome.exitStatus).toBeUndefined();
+    expect(out.stdout).toBe('\u0001\u0002raw');
+  });
+
+  it('rejects unknown frame types and truncated frames', async () => {
+    await expect(
+      relayResponse(body(Buffer.from([0x07, 0, 0, 0, 0])), true, sinks().targets),
+    ).rejects.toBeInstanceOf(TunnelProtocolError);
+    await expect(
+      relayResponse(
+        body(encodeFrame(ResponseFrame.stdout, Buffer.from('abc')).subarray(0, 6)),
+        true,
+        sinks().targets,
+      ),
+    ).rejects.toThrow('ended inside a frame');
+  });
+
+  it('rejects when the body closes before its end', async () => {
+    const b = new PassThrough();
+    const p = relayResponse(b, true, sinks().targets);
+    b.destroy();
+    await expect(p).rejects.toThrow('closed before its end');
+  });
+
+  it('pauses the response while stdout is full', async () => {
+    let release: () => void = () => {};
+    const written: string[] = [];
+    const stdout = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _enc, cb) {
+        written.push(chunk.toString());
+        release = cb;
+      },
+    });
+    const b = new PassThrough();
+    const p = relayResponse(b, false, { stdout, stderr: new PassThrough() });
+    b.write('first');
+    await new Promise((r) => setImmediate(r));
+    expect(b.isPaused()).toBe(true);
+    b.end('second');
+    release();
+    await new Promise((r) => setImmediate(r));
+    release();
+    await p;
+    expect(written).toEqual(['first', 'second']);
+  });
+});
+
+describe('AdvertisementFilter', () => {
+  const advertisement = Buffer.concat([
+    encodePkt('version 1\n'),
+    encodePkt('abc refs/heads/main\0caps\n'),
+    FLUSH_PKT,
+  ]);
+  const rest = Buffer.concat([encodePkt('unpack ok\n'), encodePkt('ok refs/heads/main\n'), FLUSH_PKT]);
+
+  it('keeps the advertisement through its flush and drops what follows', () => {
+    const f = new AdvertisementFilter('advertisement');
+    const bytes = Buffer.concat([advertisement, rest]);
+    const kept = Buffer.concat([f.push(bytes.subarray(0, 7)), f.push(bytes.subarray(7))]);
+    expect(kept.toString()).toBe(advertisement.toString());
+    expect(f.complete).toBe(true);
+  });
+
+  it('drops the repeated advertisement and relays the rest, split anywhere', () => {
+    const bytes = Buffer.concat([advertisement, rest]);
+    for (let cut = 0; cut <= bytes.length; cut += 5) {
+      const f = new AdvertisementFilter('rest');
+      const relayed = Buffer.concat([f.push(bytes.subarray(0, cut)), f.push(bytes.subarray(cut))]);
+      expect(relayed.toString()).toBe(rest.toString());
+    }
+  });
+
+  it('is not complete while the flush has not come', () => {
+    const f = new AdvertisementFilter('advertisement');
+    f.push(encodePkt('abc refs/heads/main\n'));
+    expect(f.complete).toBe(false);
+  });
+});

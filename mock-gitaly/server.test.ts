@@ -2,7 +2,9 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../lib/logger.js';
 import { decodeAll, encodePkt, FLUSH_PKT } from '../lib/pktline.js';
+import { buildGitalyServer } from './server.js';
 import {
   authMetadata,
   cleanup,
@@ -260,6 +262,33 @@ describe('SSHUploadPack', () => {
     call.call.cancel();
     await new Promise((r) => setTimeout(r, 2000));
     expect(gitChildren()).toEqual([]);
+  });
+});
+
+describe('start', () => {
+  it('fails without leaving its temporary runtime folder behind', async () => {
+    const config = (await startGitaly({}, { hookProgram: stubHookProgram() })).config;
+    const tmp = tempDir();
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp; // os.tmpdir() follows it
+    try {
+      const gitaly = buildGitalyServer(config, createLogger('test', 'silent'), {
+        hookProgram: '/nonexistent/hook-main.js',
+      });
+      await expect(gitaly.start()).rejects.toThrow(/does not exist/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('writes the hooks into a configured runtimeDir and keeps it at stop', async () => {
+    const runtimeDir = join(tempDir(), 'run');
+    await start({ runtimeDir });
+    expect(readdirSync(join(runtimeDir, 'hooks')).sort()).toEqual(['post-receive', 'pre-receive']);
+    await g.gitaly.stop(100);
+    expect(readdirSync(runtimeDir)).toEqual(['hooks']);
   });
 });
 

@@ -47,21 +47,31 @@ export function buildGitalyServer(
   server.addService(loadSshService().service, sshServiceImplementation(ctx));
   let tempRuntimeDir: string | undefined;
 
+  async function removeTempRuntimeDir(): Promise<void> {
+    if (tempRuntimeDir !== undefined) await rm(tempRuntimeDir, { recursive: true, force: true });
+    tempRuntimeDir = undefined;
+  }
+
   async function start(): Promise<{ port: number }> {
-    let runtimeDir = config.runtimeDir;
-    if (runtimeDir === undefined) {
-      tempRuntimeDir = await mkdtemp(join(tmpdir(), 'mock-gitaly-'));
-      runtimeDir = tempRuntimeDir;
+    try {
+      let runtimeDir = config.runtimeDir;
+      if (runtimeDir === undefined) {
+        tempRuntimeDir = await mkdtemp(join(tmpdir(), 'mock-gitaly-'));
+        runtimeDir = tempRuntimeDir;
+      }
+      ctx.hooksDir = await installHooks(runtimeDir, deps.hookProgram ?? defaultHookProgram());
+      const port = await new Promise<number>((resolve, reject) => {
+        server.bindAsync(
+          formatAddress(config.listen.host, config.listen.port),
+          grpc.ServerCredentials.createInsecure(),
+          (err, bound) => (err ? reject(err) : resolve(bound)),
+        );
+      });
+      return { port };
+    } catch (err) {
+      await removeTempRuntimeDir();
+      throw err;
     }
-    ctx.hooksDir = await installHooks(runtimeDir, deps.hookProgram ?? defaultHookProgram());
-    const port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(
-        formatAddress(config.listen.host, config.listen.port),
-        grpc.ServerCredentials.createInsecure(),
-        (err, bound) => (err ? reject(err) : resolve(bound)),
-      );
-    });
-    return { port };
   }
 
   let stopping: Promise<void> | undefined;
@@ -81,8 +91,7 @@ export function buildGitalyServer(
     });
     processes.killAll();
     await processes.drained(KILL_GRACE_MS * 2);
-    if (tempRuntimeDir !== undefined) await rm(tempRuntimeDir, { recursive: true, force: true });
-    tempRuntimeDir = undefined;
+    await removeTempRuntimeDir();
   }
 
   function stop(graceMs: number): Promise<void> {

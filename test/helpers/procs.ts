@@ -4,6 +4,8 @@ export interface Proc {
   pid: number;
   ppid: number;
   comm: string;
+  /** Process state letter from /proc/<pid>/stat; 'Z' is a zombie (exited, not yet reaped). */
+  state: string;
   cmdline: string;
 }
 
@@ -18,7 +20,7 @@ export function listProcesses(): Proc[] {
       const comm = stat.slice(stat.indexOf('(') + 1, close);
       const fields = stat.slice(close + 2).split(' ');
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      out.push({ pid: Number(entry), ppid: Number(fields[1]), comm, cmdline });
+      out.push({ pid: Number(entry), ppid: Number(fields[1]), comm, state: fields[0] as string, cmdline });
     } catch {
       // the process ended while we looked
     }
@@ -38,10 +40,13 @@ export function descendants(pid: number, procs = listProcesses()): Proc[] {
   return found;
 }
 
-/** Git processes started by any of the given service pids. */
+/**
+ * Live git processes started by any of the given service pids. Zombies are left out: in a
+ * container whose PID 1 does not reap, a killed grandchild stays a zombie although it has ended.
+ */
 export function gitChildrenOf(pids: number[]): Proc[] {
   const procs = listProcesses();
-  return pids.flatMap((pid) => descendants(pid, procs)).filter((p) => p.comm.startsWith('git'));
+  return pids.flatMap((pid) => descendants(pid, procs)).filter((p) => p.comm.startsWith('git') && p.state !== 'Z');
 }
 
 /** Polls until `check` returns true or the time is up; returns the last result. */

@@ -1,0 +1,113 @@
+import {
+  ConfigError,
+  hostPort,
+  httpUrl,
+  int,
+  loadConfig,
+  oneOf,
+  optionalStr,
+  type Schema,
+  str,
+  type Validator,
+} from '../lib/config.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Sent to Rails as `Gitlab-Workhorse` on pre-authorization. */
+export const BRIDGE_VERSION = 'gitlab-cells-bridge/0.1.0';
+
+export interface Address {
+  host: string;
+  port: number;
+}
+
+export interface BridgeConfig {
+  /** `host:port` serving HTTP/1.1, h2c and (with a certificate) TLS on one port. */
+  listen: Address;
+  /** The cell's Rails (pre-authorization and everything that is not a tunnel). */
+  railsUrl: string;
+  shellSecretFile: string;
+  workhorseSecretFile: string;
+  /** `host:port` for `/metrics`, `/readiness`, `/liveness`; absent = no metrics listener. */
+  metricsListen: Address | undefined;
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** PEM certificate chain and key; both or neither. With them the port also speaks TLS (ALPN h2, http/1.1). */
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  /** HTTP/2 per-stream receive window (SETTINGS_INITIAL_WINDOW_SIZE). */
+  h2StreamWindowBytes: number;
+  /** HTTP/2 connection receive window (set with `session.setLocalWindowSize`). */
+  h2ConnectionWindowBytes: number;
+  /** HTTP/1.1 time allowed to receive the request headers. */
+  headersTimeoutMs: number;
+  /** HTTP/1.1 idle keep-alive connection lifetime. */
+  keepAliveTimeoutMs: number;
+  /** Pre-authorization call to Rails gives up after this long (answered 500). */
+  preauthTimeoutMs: number;
+  /** Framed responses get a keepalive frame after this long without output. */
+  responseKeepaliveMs: number;
+  /** gRPC keepalive ping interval towards Gitaly (Gitaly refuses pings more often than every 10 s). */
+  gitalyKeepaliveMs: number;
+  /** Concurrent tunnels on this bridge; more are answered 503. 0 = unlimited. */
+  maxTunnels: number;
+  /** Concurrent tunnels per user (`gl_id`); more are answered 429. 0 = unlimited. */
+  maxTunnelsPerUser: number;
+  /** A tunnel with no bytes in either direction for this long is ended. 0 = never. */
+  tunnelIdleTimeoutMs: number;
+  /** A tunnel is ended after this long whatever it is doing. 0 = never. */
+  tunnelMaxDurationMs: number;
+  /** Largest receive-pack request body (git bytes after unframing). 0 = unlimited. */
+  maxReceivePackBytes: number;
+  /** On shutdown, in-flight tunnels get this long to finish before they are cancelled. */
+  shutdownGraceMs: number;
+}
+
+const address: Validator<Address> = hostPort;
+
+const optionalAddress: Validator<Address | undefined> = (v, name) =>
+  v === undefined || v === '' ? undefined : address(v, name);
+
+const MIB = 1024 * 1024;
+/** HTTP/2 window sizes are 31-bit. */
+const MAX_WINDOW = 2 ** 31 - 1;
+
+const schema: Schema<BridgeConfig> = {
+  listen: { validate: address },
+  railsUrl: { validate: httpUrl },
+  shellSecretFile: { validate: str },
+  workhorseSecretFile: { validate: str },
+  metricsListen: { validate: optionalAddress, default: undefined },
+  logLevel: { validate: oneOf(...LOG_LEVELS), default: 'info' },
+  tlsCertFile: { validate: optionalStr, default: undefined },
+  tlsKeyFile: { validate: optionalStr, default: undefined },
+  h2StreamWindowBytes: { validate: int(65535, MAX_WINDOW), default: 2 * MIB },
+  h2ConnectionWindowBytes: { validate: int(65535, MAX_WINDOW), default: 16 * MIB },
+  headersTimeoutMs: { validate: int(1000), default: 60_000 },
+  keepAliveTimeoutMs: { validate: int(1000), default: 5_000 },
+  preauthTimeoutMs: { validate: int(100), default: 30_000 },
+  responseKeepaliveMs: { validate: int(100), default: 5_000 },
+  gitalyKeepaliveMs: { validate: int(10_000), default: 20_000 },
+  maxTunnels: { validate: int(0), default: 1000 },
+  maxTunnelsPerUser: { validate: int(0), default: 50 },
+  tunnelIdleTimeoutMs: { validate: int(0), default: 600_000 },
+  tunnelMaxDurationMs: { validate: int(0), default: 6 * 3600_000 },
+  maxReceivePackBytes: { validate: int(0), default: 0 },
+  shutdownGraceMs: { validate: int(0), default: 10_000 },
+};
+
+/** defaults → file → env (`BRIDGE_*`) → validate → freeze. */
+export function loadBridgeConfig(
+  file: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+): Readonly<BridgeConfig> {
+  const config = loadConfig(schema, { prefix: 'BRIDGE', env, file });
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
+    throw new ConfigError('tlsCertFile and tlsKeyFile must be set together');
+  }
+  if (config.h2ConnectionWindowBytes < config.h2StreamWindowBytes) {
+    throw new ConfigError(
+      `h2ConnectionWindowBytes (${config.h2ConnectionWindowBytes}) must be at least h2StreamWindowBytes (${config.h2StreamWindowBytes})`,
+    );
+  }
+  return config;
+}

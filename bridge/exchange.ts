@@ -1,0 +1,185 @@
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { type Http2ServerRequest, type Http2ServerResponse, constants as h2 } from 'node:http2';
+import type { Readable, Writable } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+
+export type ServerRequest = IncomingMessage | Http2ServerRequest;
+export type ServerReply = ServerResponse | Http2ServerResponse;
+
+/** What both `ServerResponse` and `Http2ServerResponse` offer (the latter's `flushHeaders` is untyped). */
+interface Reply extends Writable {
+  readonly headersSent: boolean;
+  writeHead(status: number, headers: OutgoingHttpHeaders): unknown;
+  flushHeaders(): void;
+}
+
+/** After the response, an HTTP/1.1 connection whose request body is still open lingers this long, then closes. */
+const LINGER_MS = 2000;
+
+/**
+ * One request/response pair of either protocol, with the few operations a tunnel needs. It hides
+ * the HTTP/1.1 vs HTTP/2 differences: how to end an exchange whose request body is still open
+ * (HTTP/1.1: close the connection after the response; HTTP/2: RST_STREAM NO_ERROR after it) and
+ * how to tell that the client went away.
+ */
+export class Exchange {
+  readonly protocol: 'h1' | 'h2';
+  private finished = false;
+  private gone = false;
+  private readonly res: Reply;
+
+  /**
+   * Emits 'finish' when the response has been handed over completely and 'close' when the
+   * exchange is over. For HTTP/2 that is the stream itself: the compatibility response emits
+   * 'finish' only together with 'close', even when the client reset the stream.
+   */
+  private readonly lifecycle: Writable;
+
+  constructor(
+    readonly req: ServerRequest,
+    reply: ServerReply,
+  ) {
+    const res = reply as unknown as Reply;
+    this.res = res;
+    this.protocol = req.httpVersionMajor === 2 ? 'h2' : 'h1';
+    this.lifecycle = this.protocol === 'h2' ? (reply as Http2ServerResponse).stream : res;
+    const goneNow = () => {
+      if (!this.finished) this.gone = true;
+    };
+    this.lifecycle.once('finish', () => {
+      // An HTTP/2 stream reset by the client also ends in 'finish', after 'aborted'.
+      if (!this.gone) this.finished = true;
+    });
+    // HTTP/2: reset by the client (the compatibility request even reports a clean 'end' first).
+    this.lifecycle.once('aborted', goneNow);
+    this.lifecycle.once('close', goneNow);
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.req.headers;
+  }
+
+  get url(): string {
+    return this.req.url ?? '/';
+  }
+
+  get body(): Readable {
+    return this.req;
+  }
+
+  get headersSent(): boolean {
+    return this.res.headersSent;
+  }
+
+  /** Aborts the response (HTTP/1.1: the connection; HTTP/2: the stream). */
+  destroy(): void {
+    this.res.destroy();
+  }
+
+  get clientGone(): boolean {
+    return this.gone;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.req.socket?.remoteAddress;
+  }
+
+  get encrypted(): boolean {
+    return (this.req.socket as TLSSocket | undefined)?.encrypted === true;
+  }
+
+  /** Runs `fn` once if the client goes away before the response is complete. */
+  onClientGone(fn: () => void): void {
+    if (this.gone) {
+      fn();
+      return;
+    }
+    let called = false;
+    const check = () => {
+      if (this.gone && !called) {
+        called = true;
+        fn();
+      }
+    };
+    this.lifecycle.once('aborted', check);
+    this.lifecycle.once('close', check);
+  }
+
+  /** Runs `fn` once the response has been fully handed to the connection, or the client is gone. */
+  onDone(fn: () => void): void {
+    if (this.finished || this.gone) {
+      fn();
+      return;
+    }
+    let called = false;
+    const once = () => {
+      if (!called) {
+        called = true;
+        fn();
+      }
+    };
+    this.lifecycle.once('finish', once);
+    this.lifecycle.once('close', once);
+  }
+
+  /**
+   * A complete response that does not read the request body: HTTP/1.1 closes the connection
+   * afterwards, HTTP/2 resets the stream if the client has not finished its body.
+   */
+  reject(status: number, headers: OutgoingHttpHeaders, body: Buffer | string): void {
+    if (this.gone || this.res.headersSent) return;
+    const payload = typeof body === 'string' ? Buffer.from(body) : body;
+    const out: OutgoingHttpHeaders = { ...headers, 'content-length': String(payload.length) };
+    if (this.protocol === 'h1') out.connection = 'close';
+    this.res.writeHead(status, out);
+    this.res.end(payload);
+    this.closeBodyAfterResponse();
+  }
+
+  /** Sends the status line and headers now (no body yet). */
+  begin(status: number, headers: OutgoingHttpHeaders): void {
+    this.res.writeHead(status, headers);
+    this.res.flushHeaders();
+  }
+
+  /** Writes one chunk; false means wait for `onDrain`. */
+  write(chunk: Buffer): boolean {
+    if (this.gone || this.res.writableEnded) return true;
+    return this.res.write(chunk);
+  }
+
+  onDrain(fn: () => void): void {
+    this.res.once('drain', fn);
+  }
+
+  removeDrain(fn: () => void): void {
+    this.res.removeListener('drain', fn);
+  }
+
+  /** Ends the response; if the request body is still open, the exchange is closed after it. */
+  end(chunks: Buffer[] = []): void {
+    if (this.gone || this.res.writableEnded) return;
+    for (const chunk of chunks) this.res.write(chunk);
+    this.res.end();
+    this.closeBodyAfterResponse();
+  }
+
+  private closeBodyAfterResponse(): void {
+    this.onDone(() => {
+      if (this.req.complete || this.gone) return;
+      if (this.protocol === 'h2') {
+        const stream = (this.res as unknown as Http2ServerResponse).stream;
+        if (!stream.closed && !stream.destroyed) stream.close(h2.NGHTTP2_NO_ERROR);
+        return;
+      }
+      // HTTP/1.1: discard what still arrives so closing does not turn into a reset that
+      // could destroy the response in flight, then close the connection.
+      const socket = this.req.socket;
+      this.req.unpipe();
+      this.req.removeAllListeners('data');
+      this.req.resume();
+      socket.end();
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    });
+  }
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { checkGitalyAuth } from '../lib/gitaly-auth.js';
+import { callMetadata, firstRequest, GitalyClients, gitalyTarget } from './gitaly-client.js';
+import type { PreauthResponse } from './preauth.js';
+import { TUNNEL_ROUTES } from './routes.js';
+
+const auth: PreauthResponse = {
+  GL_ID: 'user-2',
+  GL_REPOSITORY: 'project-7',
+  GL_USERNAME: 'alice',
+  Repository: { storage_name: 'default', relative_path: '@hashed/ab/cd/x.git' },
+  GitConfigOptions: ['receive.maxInputSize=100'],
+  GitalyServer: { address: 'tcp://127.0.0.1:9001', token: 't', call_metadata: {} },
+};
+
+describe('gitalyTarget', () => {
+  it('turns tcp://host:port into host:port', () => {
+    expect(gitalyTarget('tcp://127.0.0.1:9001')).toBe('127.0.0.1:9001');
+    expect(gitalyTarget('tcp://gitaly.internal:8075')).toBe('gitaly.internal:8075');
+    expect(gitalyTarget('tcp://[::1]:9001')).toBe('[::1]:9001');
+  });
+
+  it.each([
+    'unix:/var/run/gitaly.sock',
+    'tls://host:9001',
+    'dns:///host:9001',
+    'tcp://host',
+    'host:9001',
+    'tcp://h:1/x',
+  ])('refuses %s with a clear error', (address) => {
+    expect(() => gitalyTarget(address)).toThrow(/Gitaly address .*(tcp:\/\/host:port|scheme)/);
+  });
+});
+
+describe('callMetadata', () => {
+  it('carries a fresh v2 token, the correlation id and only the allowed call_metadata keys', () => {
+    const md = callMetadata('secret', 'cid-1', {
+      'gitaly-feature-x': 'true',
+      user_id: '2',
+      username: 'alice',
+      remote_ip: '10.0.0.1',
+      retry_config: '{}',
+      authorization: 'forged',
+    }).getMap();
+    expect(checkGitalyAuth(md.authorization as string, 'secret')).toBe('ok');
+    expect(md).toMatchObject({
+      'x-gitlab-correlation-id': 'cid-1',
+      'gitaly-feature-x': 'true',
+      user_id: '2',
+      username: 'alice',
+      remote_ip: '10.0.0.1',
+    });
+    expect(md.retry_config).toBeUndefined();
+  });
+
+  it('sends no authorization when the token is empty', () => {
+    expect(callMetadata('', 'c', {}).getMap().authorization).toBeUndefined();
+  });
+});
+
+describe('firstRequest', () => {
+  const [up, rp, ua] = TUNNEL_ROUTES as [never, never, never];
+  it('builds each RPC first message', () => {
+    expect(firstRequest(up, auth, 'version=2')).toEqual({
+      repository: auth.Repository,
+      git_config_options: ['receive.maxInputSize=100'],
+      git_protocol: 'version=2',
+    });
+    expect(firstRequest(rp, auth, undefined)).toEqual({
+      repository: auth.Repository,
+      gl_id: 'user-2',
+      gl_repository: 'project-7',
+      gl_username: 'alice',
+      git_config_options: ['receive.maxInputSize=100'],
+    });
+    expect(firstRequest(ua, auth, 'version=2')).toEqual({ repository: auth.Repository });
+  });
+});
+
+describe('GitalyClients', () => {
+  it('caches one client per address and token', () => {
+    const clients = new GitalyClients({ keepaliveMs: 20_000, userAgent: 'test', flowControlWindow: 1 << 20 });
+    const a = clients.client('tcp://127.0.0.1:1', 'x');
+    expect(clients.client('tcp://127.0.0.1:1', 'x')).toBe(a);
+    expect(clients.client('tcp://127.0.0.1:1', 'y')).not.toBe(a);
+    expect(clients.size).toBe(2);
+    clients.close();
+    expect(clients.size).toBe(0);
+  });
+});

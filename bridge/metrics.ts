@@ -1,0 +1,59 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type Outcome = 'ok' | 'policy' | 'client-gone' | 'system';
+
+/** The bridge's Prometheus metrics, on a registry of its own (never the global one). */
+export class BridgeMetrics {
+  readonly registry = new Registry();
+
+  readonly tunnelsInFlight = new Gauge({
+    name: 'bridge_tunnels_in_flight',
+    help: 'Tunnels currently streaming (after pre-authorization), by route.',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+
+  readonly tunnels = new Counter({
+    name: 'bridge_tunnels_total',
+    help: 'Tunnel requests by route and outcome (ok, policy, client-gone, system).',
+    labelNames: ['route', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly bytes = new Counter({
+    name: 'bridge_tunnel_bytes_total',
+    help: 'Tunnel bytes by route and direction (in = request body from the client, out = response to the client).',
+    labelNames: ['route', 'direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly duration = new Histogram({
+    name: 'bridge_tunnel_duration_seconds',
+    help: 'Tunnel duration from request to end of response, by route and outcome.',
+    labelNames: ['route', 'outcome'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+    registers: [this.registry],
+  });
+
+  readonly preauthDuration = new Histogram({
+    name: 'bridge_preauth_duration_seconds',
+    help: 'Pre-authorization round trip to Rails, by HTTP status (or "error").',
+    labelNames: ['status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly gitalyErrors = new Counter({
+    name: 'bridge_gitaly_errors_total',
+    help: 'Gitaly calls that ended with a non-OK gRPC status, by route and code.',
+    labelNames: ['route', 'code'] as const,
+    registers: [this.registry],
+  });
+
+  readonly proxied = new Counter({
+    name: 'bridge_proxy_requests_total',
+    help: 'Requests reverse-proxied to Rails, by status class (2xx..5xx, or "error").',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { parsePreauthResponse } from './preauth.js';
+
+const valid = {
+  GL_ID: 'user-2',
+  GL_REPOSITORY: 'project-1',
+  GL_USERNAME: null,
+  ShowAllRefs: false,
+  Repository: {
+    storage_name: 'default',
+    relative_path: 'x.git',
+    git_object_directory: '',
+    git_alternate_object_directories: [],
+    gl_repository: 'project-1',
+    gl_project_path: 'g/x',
+  },
+  GitConfigOptions: [],
+  GitalyServer: { address: 'tcp://h:1', token: 't', call_metadata: { 'gitaly-feature-a': 'true' } },
+};
+
+describe('parsePreauthResponse', () => {
+  it('accepts what Rails sends and normalises empty values', () => {
+    expect(parsePreauthResponse(valid)).toEqual({
+      GL_ID: 'user-2',
+      GL_REPOSITORY: 'project-1',
+      GL_USERNAME: '',
+      Repository: {
+        storage_name: 'default',
+        relative_path: 'x.git',
+        git_alternate_object_directories: [],
+        gl_repository: 'project-1',
+        gl_project_path: 'g/x',
+      },
+      GitConfigOptions: [],
+      GitalyServer: { address: 'tcp://h:1', token: 't', call_metadata: { 'gitaly-feature-a': 'true' } },
+    });
+  });
+
+  it.each([
+    ['not an object', []],
+    ['no GL_ID', { ...valid, GL_ID: '' }],
+    ['no Repository', { ...valid, Repository: undefined }],
+    ['no storage', { ...valid, Repository: { relative_path: 'x.git' } }],
+    ['no GitalyServer', { ...valid, GitalyServer: undefined }],
+    ['no address', { ...valid, GitalyServer: { token: 't' } }],
+    [
+      'bad metadata',
+      { ...valid, GitalyServer: { address: 'tcp://h:1', token: 't', call_metadata: { a: 1 } } },
+    ],
+    ['bad options', { ...valid, GitConfigOptions: 'a=b' }],
+    ['bad username', { ...valid, GL_USERNAME: 5 }],
+  ])('refuses %s', (_name, json) => {
+    expect(() => parsePreauthResponse(json)).toThrow(/pre-authorization answer/);
+  });
+});

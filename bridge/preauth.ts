@@ -1,0 +1,198 @@
+import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { isAppError } from '../lib/errors.js';
+import type { ProtoRepository } from '../lib/proto.js';
+import { PreauthInvalid, PreauthUnavailable } from './errors.js';
+import { passbackHeaders } from './headers.js';
+
+/** Rails' answer to a successful pre-authorization (`Gitlab::Workhorse.git_http_ok`), the fields we use. */
+export interface PreauthResponse {
+  GL_ID: string;
+  GL_REPOSITORY: string;
+  GL_USERNAME: string;
+  Repository: ProtoRepository;
+  GitConfigOptions: string[];
+  GitalyServer: { address: string; token: string; call_metadata: Record<string, string> };
+}
+
+export type PreauthOutcome =
+  | { kind: 'authorized'; auth: PreauthResponse; wwwAuthenticate: string | string[] | undefined }
+  | { kind: 'refused'; status: number; headers: OutgoingHttpHeaders; body: Buffer };
+
+export const WORKHORSE_CONTENT_TYPE = 'application/vnd.gitlab-workhorse+json';
+/** Workhorse buffers at most this much of a refusal; larger ones become an empty 404 or a 500. */
+export const PASSBACK_BODY_LIMIT = 32768;
+const JSON_BODY_LIMIT = 1024 * 1024;
+
+export interface PreauthRequest {
+  railsUrl: string;
+  /** Path and query of the client's request, unchanged. */
+  url: string;
+  headers: OutgoingHttpHeaders;
+  timeoutMs: number;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  agents: { http: http.Agent; https: https.Agent };
+}
+
+/** POSTs the tunnel's path to Rails with no body and classifies the answer as Workhorse does. */
+export async function preauthorize(req: PreauthRequest): Promise<PreauthOutcome> {
+  const url = new URL(`${req.railsUrl}${req.url}`);
+  const timeout = AbortSignal.timeout(req.timeoutMs);
+  const signal = AbortSignal.any([req.signal, timeout]);
+  let res: IncomingMessage;
+  try {
+    res = await send(url, { ...req.headers, 'content-length': '0' }, signal, req.agents);
+  } catch (err) {
+    if (req.signal.aborted) throw err;
+    const why = timeout.aborted ? `no answer within ${req.timeoutMs} ms` : (err as Error).message;
+    throw PreauthUnavailable(`pre-authorization request to ${url.origin} failed: ${why}`, err);
+  }
+  try {
+    const type = (res.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (res.statusCode === 200 && type === WORKHORSE_CONTENT_TYPE) {
+      const body = await readBody(res, JSON_BODY_LIMIT);
+      if (body === undefined) throw PreauthInvalid(`pre-authorization body exceeds ${JSON_BODY_LIMIT} bytes`);
+      let json: unknown;
+      try {
+        json = JSON.parse(body.toString('utf8'));
+      } catch (err) {
+        throw PreauthInvalid(`pre-authorization body is not JSON: ${(err as Error).message}`, err);
+      }
+      return {
+        kind: 'authorized',
+        auth: parsePreauthResponse(json),
+        wwwAuthenticate: res.headers['www-authenticate'],
+      };
+    }
+    return await passBack(res);
+  } catch (err) {
+    if (req.signal.aborted || isAppError(err)) throw err;
+    throw PreauthUnavailable(`reading the pre-authorization answer failed: ${(err as Error).message}`, err);
+  } finally {
+    // A body left unread would keep the pooled connection busy.
+    if (!res.complete) res.destroy();
+  }
+}
+
+function send(
+  url: URL,
+  headers: OutgoingHttpHeaders,
+  signal: AbortSignal,
+  agents: PreauthRequest['agents'],
+): Promise<IncomingMessage> {
+  const mod = url.protocol === 'https:' ? https : http;
+  const agent = url.protocol === 'https:' ? agents.https : agents.http;
+  return new Promise((resolve, reject) => {
+    const r = mod.request(url, { method: 'POST', headers, signal, agent }, resolve);
+    r.on('error', reject);
+    r.end();
+  });
+}
+
+/** Reads at most `limit` bytes; undefined when the body is longer (the rest is not read). */
+async function readBody(res: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return undefined;
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts);
+}
+
+/** Workhorse's `passResponseBack`: small bodies verbatim, oversized ones as an empty 404 or a 500. */
+async function passBack(res: IncomingMessage): Promise<PreauthOutcome> {
+  const status = res.statusCode ?? 500;
+  const body = await readBody(res, PASSBACK_BODY_LIMIT);
+  if (body === undefined) {
+    return status === 404
+      ? { kind: 'refused', status: 404, headers: {}, body: Buffer.alloc(0) }
+      : {
+          kind: 'refused',
+          status: 500,
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+          body: Buffer.from('Internal Server Error\n'),
+        };
+  }
+  return { kind: 'refused', status, headers: passbackHeaders(res.headers), body };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function field<T>(
+  obj: Record<string, unknown>,
+  key: string,
+  check: (v: unknown) => v is T,
+  what: string,
+  path = key,
+): T {
+  const v = obj[key];
+  if (!check(v)) throw PreauthInvalid(`pre-authorization answer: ${path} must be ${what}`);
+  return v;
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNonEmpty = (v: unknown): v is string => typeof v === 'string' && v !== '';
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+
+const REPOSITORY_STRINGS = [
+  'storage_name',
+  'relative_path',
+  'git_object_directory',
+  'gl_repository',
+  'gl_project_path',
+] as const;
+
+/** Validates the shape of Rails' JSON; unknown keys are ignored, as Go's decoder does. */
+export function parsePreauthResponse(json: unknown): PreauthResponse {
+  if (!isObject(json)) throw PreauthInvalid('pre-authorization answer is not a JSON object');
+  const repo = field(json, 'Repository', isObject, 'an object');
+  const repository: ProtoRepository = {
+    storage_name: field(repo, 'storage_name', isNonEmpty, 'a non-empty string', 'Repository.storage_name'),
+    relative_path: field(repo, 'relative_path', isNonEmpty, 'a non-empty string', 'Repository.relative_path'),
+  };
+  for (const key of REPOSITORY_STRINGS) {
+    const v = repo[key];
+    if (v === undefined || v === null || v === '') continue;
+    repository[key] = field(repo, key, isString, 'a string', `Repository.${key}`);
+  }
+  const alternates = repo.git_alternate_object_directories;
+  if (alternates !== undefined && alternates !== null) {
+    repository.git_alternate_object_directories = field(
+      repo,
+      'git_alternate_object_directories',
+      isStringArray,
+      'an array of strings',
+      'Repository.git_alternate_object_directories',
+    );
+  }
+  const gitaly = field(json, 'GitalyServer', isObject, 'an object');
+  const metadata = gitaly.call_metadata ?? {};
+  if (!isObject(metadata) || !Object.values(metadata).every(isString)) {
+    throw PreauthInvalid('pre-authorization answer: GitalyServer.call_metadata must map strings to strings');
+  }
+  const username = json.GL_USERNAME;
+  if (username !== undefined && username !== null && typeof username !== 'string') {
+    throw PreauthInvalid('pre-authorization answer: GL_USERNAME must be a string or null');
+  }
+  const options = json.GitConfigOptions ?? [];
+  if (!isStringArray(options)) {
+    throw PreauthInvalid('pre-authorization answer: GitConfigOptions must be an array of strings');
+  }
+  return {
+    GL_ID: field(json, 'GL_ID', isNonEmpty, 'a non-empty string'),
+    GL_REPOSITORY: field(json, 'GL_REPOSITORY', isString, 'a string'),
+    GL_USERNAME: username ?? '',
+    Repository: repository,
+    GitConfigOptions: options,
+    GitalyServer: {
+      address: field(gitaly, 'address', isNonEmpty, 'a non-empty string', 'GitalyServer.address'),
+      token: field(gitaly, 'token', isString, 'a string', 'GitalyServer.token'),
+      call_metadata: metadata as Record<string, string>,
+    },
+  };
+}

@@ -1,0 +1,291 @@
+import type { Readable } from 'node:stream';
+import { status as GrpcStatus, type StatusObject } from '@grpc/grpc-js';
+import type { AppError } from '../lib/errors.js';
+import { BodyFrameDecoder, FramingError } from '../lib/framing.js';
+import { BadFrame, BodyTooLarge, IdleTimeout, TunnelTimeout } from './errors.js';
+import type { Exchange } from './exchange.js';
+import { type SshCall, type SshRequest, STDIN_CHUNK_BYTES } from './gitaly-client.js';
+import type { Outcome } from './metrics.js';
+import { COMPAT_FAILURE_TEXT, type ResponseEncoder, type TunnelFailure } from './response-encoder.js';
+
+export interface StreamOptions {
+  encoder: ResponseEncoder;
+  /** Request body uses `Gitlab-Shell-Body-Framing: v1`. */
+  bodyFramed: boolean;
+  /** 0 = unlimited. */
+  maxBodyBytes: number;
+  idleTimeoutMs: number;
+  maxDurationMs: number;
+  keepaliveMs: number;
+  onBytesIn: (n: number) => void;
+  onBytesOut: (n: number) => void;
+}
+
+export interface StreamResult {
+  outcome: Outcome;
+  /** gRPC status code name when Gitaly ended the call with an error. */
+  grpcCode?: string;
+  /** What went wrong, for the access log; never sent to the client beyond `TunnelFailure`. */
+  reason?: string;
+  error?: AppError;
+  exitStatus?: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+/**
+ * The streaming half of a tunnel, after the `200`: request body → `{stdin}` messages, Gitaly's
+ * stdout/stderr → response, with backpressure both ways, timers, and cancellation when either
+ * side goes away.
+ */
+export class TunnelStream {
+  private state: 'streaming' | 'ending' | 'done' = 'streaming';
+  private status: StatusObject | undefined;
+  private gitalyDone = false;
+  private lastExit: number | undefined;
+  private bytesIn = 0;
+  private bytesOut = 0;
+  private stdinBytes = 0;
+  private result: Omit<StreamResult, 'bytesIn' | 'bytesOut'> | undefined;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private idleTimer: NodeJS.Timeout | undefined;
+  private keepaliveTimer: NodeJS.Timeout | undefined;
+  private source: Readable | undefined;
+  private decoder: BodyFrameDecoder | undefined;
+  private waitingCallDrain = false;
+  private waitingResDrain = false;
+  private settle: ((r: StreamResult) => void) | undefined;
+
+  constructor(
+    private readonly ex: Exchange,
+    private readonly call: SshCall,
+    private readonly opts: StreamOptions,
+  ) {}
+
+  /** Writes the first request and streams until the call and the response have ended. */
+  run(first: SshRequest): Promise<StreamResult> {
+    const done = new Promise<StreamResult>((resolve) => {
+      this.settle = resolve;
+    });
+    this.ex.onClientGone(() => this.clientGone());
+    this.call.on('data', (msg) => this.onMessage(msg));
+    this.call.on('end', () => {
+      this.gitalyDone = true;
+      this.maybeFinish();
+    });
+    this.call.on('status', (s: StatusObject) => {
+      this.status = s;
+      this.maybeFinish();
+    });
+    // Errors are reported through 'status'; this listener only keeps the stream from throwing.
+    this.call.on('error', () => {});
+    this.call.write(first);
+    this.startTimers();
+    this.pipeBody();
+    if (this.ex.clientGone) this.clientGone();
+    return done;
+  }
+
+  /**
+   * Ends the tunnel from the outside (limits, bad input, shutdown): cancels the call and reports
+   * `err` in-band. Compatible mode appends `compatText` (by default the reason after Workhorse's text).
+   */
+  abort(err: AppError, outcome: Outcome, compatText = `Internal Server Error: ${err.message}\n`): void {
+    if (this.state !== 'streaming') return;
+    this.call.cancel();
+    this.fail(
+      { code: err.code, message: err.message, compatText },
+      { outcome, reason: err.message, error: err },
+    );
+  }
+
+  private pipeBody(): void {
+    const body = this.ex.body;
+    body.on('data', (chunk: Buffer) => {
+      this.bytesIn += chunk.length;
+      this.opts.onBytesIn(chunk.length);
+      this.activity();
+    });
+    let source: Readable = body;
+    if (this.opts.bodyFramed) {
+      const decoder = new BodyFrameDecoder();
+      decoder.on('error', (err) => {
+        const message = err instanceof FramingError ? err.message : String(err);
+        this.abort(BadFrame(`malformed request body frame: ${message}`), 'policy', COMPAT_FAILURE_TEXT);
+      });
+      body.pipe(decoder);
+      this.decoder = decoder;
+      source = decoder;
+    }
+    this.source = source;
+    source.on('data', (chunk: Buffer) => this.onStdin(chunk));
+    source.on('end', () => {
+      // An HTTP/2 reset can surface as a clean end of the body just before the abort: only a
+      // body that ended while the client is still there becomes git's end of stdin.
+      setImmediate(() => {
+        if (this.state === 'streaming' && !this.ex.clientGone) this.call.end();
+      });
+    });
+  }
+
+  private onStdin(chunk: Buffer): void {
+    if (this.state !== 'streaming') return;
+    this.stdinBytes += chunk.length;
+    if (this.opts.maxBodyBytes > 0 && this.stdinBytes > this.opts.maxBodyBytes) {
+      this.abort(BodyTooLarge(`push is larger than the limit of ${this.opts.maxBodyBytes} bytes`), 'policy');
+      return;
+    }
+    let ok = true;
+    for (let i = 0; i < chunk.length; i += STDIN_CHUNK_BYTES) {
+      ok = this.call.write({ stdin: chunk.subarray(i, i + STDIN_CHUNK_BYTES) });
+    }
+    if (!ok && !this.waitingCallDrain) {
+      this.waitingCallDrain = true;
+      this.source?.pause();
+      this.call.once('drain', () => {
+        this.waitingCallDrain = false;
+        if (this.state === 'streaming') this.source?.resume();
+      });
+    }
+  }
+
+  private onMessage(msg: { stdout?: Buffer; stderr?: Buffer; exit_status?: { value?: number } }): void {
+    if (this.state !== 'streaming') return;
+    this.activity();
+    if (msg.exit_status) this.lastExit = msg.exit_status.value ?? 0;
+    let ok = true;
+    if (msg.stderr && msg.stderr.length > 0)
+      ok = this.send(this.opts.encoder.output('stderr', msg.stderr)) && ok;
+    if (msg.stdout && msg.stdout.length > 0)
+      ok = this.send(this.opts.encoder.output('stdout', msg.stdout)) && ok;
+    if (!ok && !this.waitingResDrain) {
+      this.waitingResDrain = true;
+      this.call.pause();
+      this.ex.onDrain(() => {
+        this.waitingResDrain = false;
+        if (this.state === 'streaming') this.call.resume();
+      });
+    }
+  }
+
+  private send(chunks: Buffer[]): boolean {
+    let ok = true;
+    for (const chunk of chunks) {
+      this.bytesOut += chunk.length;
+      this.opts.onBytesOut(chunk.length);
+      ok = this.ex.write(chunk);
+    }
+    this.keepaliveTimer?.refresh();
+    return ok;
+  }
+
+  private maybeFinish(): void {
+    if (this.state !== 'streaming' || !this.status || !this.gitalyDone) return;
+    const s = this.status;
+    if (s.code === GrpcStatus.OK) {
+      const exitStatus = this.lastExit ?? 0;
+      this.finish(this.opts.encoder.success(exitStatus), { outcome: 'ok', exitStatus });
+      return;
+    }
+    const name = GrpcStatus[s.code] ?? String(s.code);
+    this.fail(
+      { code: `GITALY_${name}`, message: s.details || name, compatText: COMPAT_FAILURE_TEXT },
+      {
+        outcome: s.code === GrpcStatus.CANCELLED ? 'client-gone' : 'system',
+        grpcCode: name,
+        reason: s.details,
+      },
+    );
+  }
+
+  private fail(failure: TunnelFailure, result: Omit<StreamResult, 'bytesIn' | 'bytesOut'>): void {
+    this.finish(this.opts.encoder.failure(failure, this.lastExit), { ...result, exitStatus: this.lastExit });
+  }
+
+  private finish(chunks: Buffer[], result: Omit<StreamResult, 'bytesIn' | 'bytesOut'>): void {
+    this.state = 'ending';
+    this.result = result;
+    this.stopInput();
+    for (const chunk of chunks) {
+      this.bytesOut += chunk.length;
+      this.opts.onBytesOut(chunk.length);
+    }
+    this.ex.end(chunks);
+    this.ex.onDone(() => this.settleWith(this.ex.clientGone ? { outcome: 'client-gone' } : result));
+  }
+
+  private clientGone(): void {
+    if (this.state === 'done') return;
+    if (this.state === 'streaming') {
+      this.call.cancel();
+      this.stopInput();
+      this.result = { outcome: 'client-gone', reason: 'client went away' };
+    }
+    this.settleWith(this.result ?? { outcome: 'client-gone' });
+  }
+
+  private settleWith(result: Omit<StreamResult, 'bytesIn' | 'bytesOut'>): void {
+    if (this.state === 'done') return;
+    this.state = 'done';
+    this.clearTimers();
+    this.settle?.({ ...result, bytesIn: this.bytesIn, bytesOut: this.bytesOut });
+  }
+
+  private stopInput(): void {
+    this.clearTimers();
+    if (this.decoder) {
+      this.ex.body.unpipe(this.decoder);
+      this.decoder.removeAllListeners('data');
+      this.decoder.destroy();
+    }
+    this.source?.removeAllListeners('data');
+    this.source?.removeAllListeners('end');
+  }
+
+  private startTimers(): void {
+    const { idleTimeoutMs, maxDurationMs, keepaliveMs } = this.opts;
+    if (idleTimeoutMs > 0) {
+      this.idleTimer = setTimeout(
+        () => this.abort(IdleTimeout(`no data in either direction for ${idleTimeoutMs} ms`), 'policy'),
+        idleTimeoutMs,
+      );
+      this.timers.push(this.idleTimer);
+    }
+    if (maxDurationMs > 0) {
+      this.timers.push(
+        setTimeout(
+          () =>
+            this.abort(
+              TunnelTimeout(`git operation exceeded the time limit of ${maxDurationMs} ms`),
+              'policy',
+            ),
+          maxDurationMs,
+        ),
+      );
+    }
+    const keepalive = this.opts.encoder.keepalive();
+    if (keepalive) {
+      const timer = setTimeout(() => {
+        if (this.state !== 'streaming') return;
+        this.bytesOut += keepalive.length;
+        this.opts.onBytesOut(keepalive.length);
+        this.ex.write(keepalive);
+        timer.refresh();
+      }, keepaliveMs);
+      this.keepaliveTimer = timer;
+      this.timers.push(timer);
+    }
+    for (const t of this.timers) t.unref();
+  }
+
+  private activity(): void {
+    this.idleTimer?.refresh();
+  }
+
+  private clearTimers(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.length = 0;
+    this.idleTimer = undefined;
+    this.keepaliveTimer = undefined;
+  }
+}

@@ -1,0 +1,44 @@
+import { cpus, release, totalmem, type } from 'node:os';
+import { projectRoot } from '../lib/proto.js';
+import { sshdVersion } from './openssh.js';
+import { commandOutput } from './proc.js';
+
+export interface MachineInfo {
+  cpuCount: number;
+  cpuModel: string;
+  memoryBytes: number;
+  os: string;
+  node: string;
+  git: string;
+  opensshClient: string;
+  opensshServer: string;
+}
+
+export interface RunInfo {
+  date: string;
+  commit: string;
+  /** Uncommitted changes to tracked files when the run started. */
+  dirty: boolean;
+}
+
+export function machineInfo(): MachineInfo {
+  const list = cpus();
+  return {
+    cpuCount: list.length,
+    cpuModel: list[0]?.model.trim() ?? 'unknown',
+    memoryBytes: totalmem(),
+    os: `${type()} ${release()}`,
+    node: process.version,
+    git: commandOutput('git', ['--version']) ?? 'unknown',
+    opensshClient: commandOutput('ssh', ['-V']) ?? 'unknown',
+    opensshServer: sshdVersion() ?? 'not installed',
+  };
+}
+
+export function runInfo(): RunInfo {
+  const root = projectRoot();
+  const head = commandOutput('git', ['-C', root, 'rev-parse', 'HEAD']) ?? '';
+  const commit = /^[0-9a-f]{40}$/.test(head) ? head : 'unknown';
+  const status = commandOutput('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no']) ?? '';
+  return { date: new Date().toISOString(), commit, dirty: status !== '' };
+}

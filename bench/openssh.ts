@@ -1,0 +1,203 @@
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { commandOutput, exited, mustRun, stopChild, track, waitExit } from './proc.js';
+
+/**
+ * Contender 2: Debian's OpenSSH server, started by the benchmark on a loopback port with its own
+ * config and host key (the system's sshd is never touched). The benchmark key is authorized with a
+ * forced command that runs git-upload-pack / git-receive-pack on the same bare repositories the
+ * stack serves — what an admin would run instead of the cells path.
+ */
+export const SSHD = '/usr/sbin/sshd';
+
+export interface OpenSshServer {
+  pid: number;
+  port: number;
+  user: string;
+  url(projectPath: string): string;
+  /** The ssh command line git uses (`GIT_SSH_COMMAND`). */
+  sshCommand: string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** `ssh` options shared by every contender that speaks SSH (no user config, pinned host key). */
+export function sshCommandLine(privateKey: string, knownHosts: string): string {
+  return [
+    'ssh -F /dev/null',
+    `-i ${privateKey}`,
+    '-o IdentitiesOnly=yes -o BatchMode=yes -o LogLevel=ERROR',
+    `-o StrictHostKeyChecking=yes -o UserKnownHostsFile=${knownHosts}`,
+  ].join(' ');
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The forced command: maps `git-(upload|receive)-pack '/<project>.git'` to a repository folder. */
+export function wrapperScript(repos: Readonly<Record<string, string>>): string {
+  const cases = Object.entries(repos)
+    .map(([project, dir]) => `  ${shellQuote(project)}) repo=${shellQuote(dir)} ;;`)
+    .join('\n');
+  return `#!/bin/sh
+# Forced command of the benchmark's private sshd: git-upload-pack / git-receive-pack on the benchmark
+# repositories, nothing else.
+set -eu
+cmd=\${SSH_ORIGINAL_COMMAND:-}
+case "$cmd" in
+  "git-upload-pack "*) verb=upload-pack ;;
+  "git-receive-pack "*) verb=receive-pack ;;
+  *) echo "only git-upload-pack and git-receive-pack are allowed" >&2; exit 1 ;;
+esac
+path=\${cmd#* }
+path=\${path#\\'}
+path=\${path%\\'}
+path=\${path#/}
+path=\${path%.git}
+case "$path" in
+${cases}
+  *) echo "no such repository: $path" >&2; exit 1 ;;
+esac
+exec git "$verb" "$repo"
+`;
+}
+
+export function sshdConfig(o: {
+  port: number;
+  hostKey: string;
+  authorizedKeys: string;
+  user: string;
+}): string {
+  return `# The benchmark's own sshd (not the system's): loopback only, one user, forced git command.
+ListenAddress 127.0.0.1
+Port ${o.port}
+HostKey ${o.hostKey}
+PidFile none
+UsePAM no
+StrictModes no
+AuthorizedKeysFile ${o.authorizedKeys}
+AllowUsers ${o.user}
+PermitRootLogin forced-commands-only
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+AuthenticationMethods publickey
+AllowTcpForwarding no
+AllowAgentForwarding no
+X11Forwarding no
+PermitTTY no
+PermitTunnel no
+PrintMotd no
+PrintLastLog no
+UseDNS no
+AcceptEnv GIT_PROTOCOL
+# 200 concurrent clones must not be dropped by the default 10:30:100.
+MaxStartups 1000
+LogLevel ERROR
+`;
+}
+
+function waitForPort(port: number, child: ChildProcess, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      if (exited(child)) return reject(new Error('sshd exited'));
+      if (Date.now() > deadline) return reject(new Error(`sshd did not listen on ${port}`));
+      const probe = createServer();
+      probe.once('error', () => resolve()); // in use → sshd is listening
+      probe.listen(port, '127.0.0.1', () => probe.close(() => setTimeout(attempt, 50)));
+    };
+    attempt();
+  });
+}
+
+/** The installed OpenSSH server package version, e.g. "1:9.2p1-2+deb12u10". */
+export function sshdVersion(): string | undefined {
+  // `dpkg-query -W <pkg>` prints "<pkg>\t<version>".
+  const pkg = commandOutput('dpkg-query', ['-W', 'openssh-server'])?.split('\t');
+  if (pkg?.[0] === 'openssh-server' && pkg[1]) return `openssh-server ${pkg[1]}`;
+  return existsSync(SSHD) ? commandOutput(SSHD, ['-V'])?.split('\n')[0] : undefined;
+}
+
+/** Starts the private sshd in `dir` serving `repos` (project path → bare repository folder). */
+export async function startOpenSsh(
+  dir: string,
+  repos: Readonly<Record<string, string>>,
+): Promise<OpenSshServer> {
+  if (!existsSync(SSHD)) {
+    throw new Error(`${SSHD} is missing: install the OpenSSH server (apt-get install -y openssh-server)`);
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // sshd refuses to start without its privilege separation directory.
+  try {
+    await mkdir('/run/sshd', { recursive: true, mode: 0o755 });
+  } catch (err) {
+    throw new Error(
+      `cannot create /run/sshd (sshd's privilege separation directory): ${(err as Error).message}`,
+    );
+  }
+  const hostKey = join(dir, 'ssh_host_ed25519_key');
+  const clientKey = join(dir, 'client_ed25519');
+  for (const [key, comment] of [
+    [hostKey, 'bench-sshd-host'],
+    [clientKey, 'bench-client'],
+  ] as const) {
+    if (!existsSync(key)) {
+      await mustRun('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', key], {
+        timeoutMs: 30_000,
+      });
+    }
+    await chmod(key, 0o600);
+  }
+  const wrapper = join(dir, 'git-only.sh');
+  await writeFile(wrapper, wrapperScript(repos), { mode: 0o755 });
+  const clientPub = (await readFile(`${clientKey}.pub`, 'utf8')).trim();
+  const authorizedKeys = join(dir, 'authorized_keys');
+  await writeFile(authorizedKeys, `restrict,command="${wrapper}" ${clientPub}\n`, { mode: 0o600 });
+  const port = await freePort();
+  const user = userInfo().username;
+  const config = join(dir, 'sshd_config');
+  await writeFile(config, sshdConfig({ port, hostKey, authorizedKeys, user }), { mode: 0o600 });
+  await mustRun(SSHD, ['-t', '-f', config], { timeoutMs: 30_000 });
+  const hostPub = (await readFile(`${hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
+  const knownHosts = join(dir, 'known_hosts');
+  await writeFile(knownHosts, `[127.0.0.1]:${port} ${hostPub}\n`);
+
+  const child = track(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString()).slice(-8192);
+  });
+  try {
+    await waitForPort(port, child, 10_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    await waitExit(child, 5_000);
+    throw new Error(`OpenSSH server did not start (${(err as Error).message}): ${stderr.trim()}`);
+  }
+  if (child.pid === undefined) throw new Error('sshd has no pid');
+  return {
+    pid: child.pid,
+    port,
+    user,
+    url: (project) => `ssh://${user}@127.0.0.1:${port}/${project}.git`,
+    sshCommand: sshCommandLine(clientKey, knownHosts),
+    stop: () => stopChild(child, 5_000),
+  };
+}

@@ -1,0 +1,126 @@
+import type { RepoSpec } from './repo-gen.js';
+
+/** What one run measures and how much of it. `--quick` is the CI smoke test (under two minutes). */
+export interface BenchOptions {
+  mode: 'full' | 'quick';
+  /** Write CPU profiles of every stack service (`--cpu-prof`) and summarize them. */
+  profile: boolean;
+  /** Workloads to run (all by default). */
+  only: ReadonlySet<WorkloadId>;
+  largeRepo: RepoSpec;
+  smallRepo: RepoSpec;
+  /** Repository streamed to the slow reader (≥ 1 GiB in full mode). */
+  slowRepo: RepoSpec;
+  /** New objects pushed on top of the small repository. */
+  pushObjects: RepoSpec;
+  largeCloneRuns: number;
+  sequentialClones: number;
+  concurrency: readonly number[];
+  pushRuns: number;
+  idleTunnels: number;
+  throughputRuns: number;
+  /** Bytes per second the slow reader consumes. */
+  slowReadRate: number;
+  /** Upper bound of any single git operation. */
+  opTimeoutMs: number;
+}
+
+export const WORKLOADS = [
+  'memory',
+  'slow-reader',
+  'throughput',
+  'large-clone',
+  'small-clone',
+  'concurrency',
+  'push',
+] as const;
+export type WorkloadId = (typeof WORKLOADS)[number];
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+function binaryRepo(name: string, totalMiB: number): RepoSpec {
+  const fileBytes = 256 * KIB;
+  return {
+    name,
+    seed: `cells-bench-${name}-v1`,
+    files: Math.ceil((totalMiB * MIB) / fileBytes),
+    fileBytes,
+    filesPerCommit: 32,
+    text: false,
+  };
+}
+
+const SMALL: RepoSpec = {
+  name: 'small',
+  seed: 'cells-bench-small-v1',
+  files: 120,
+  fileBytes: 1024,
+  filesPerCommit: 4,
+  text: true,
+};
+
+export class UsageError extends Error {}
+
+export const USAGE = `usage: npm run bench -- [--quick] [--profile] [--only ${WORKLOADS.join(',')}]
+
+  --quick     small counts and a ~20 MiB repository (CI smoke test, under two minutes)
+  --profile   run the stack's services with --cpu-prof and print where their CPU time goes
+  --only      comma-separated subset of the workloads`;
+
+export function parseArgs(argv: readonly string[]): BenchOptions {
+  let quick = false;
+  let profile = false;
+  let only: Set<WorkloadId> = new Set(WORKLOADS);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--quick') quick = true;
+    else if (arg === '--profile') profile = true;
+    else if (arg === '--only' || arg?.startsWith('--only=')) {
+      const value = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
+      if (!value) throw new UsageError('--only needs a list of workloads');
+      const ids = value.split(',').map((s) => s.trim());
+      const unknown = ids.filter((id) => !(WORKLOADS as readonly string[]).includes(id));
+      if (unknown.length > 0) throw new UsageError(`unknown workload(s): ${unknown.join(', ')}`);
+      only = new Set(ids as WorkloadId[]);
+    } else if (arg === '--help' || arg === '-h') throw new UsageError('');
+    else throw new UsageError(`unknown argument ${arg}`);
+  }
+  if (quick) {
+    const large = binaryRepo('large', 20);
+    return {
+      mode: 'quick',
+      profile,
+      only,
+      largeRepo: large,
+      smallRepo: SMALL,
+      slowRepo: large,
+      pushObjects: binaryRepo('push', 8),
+      largeCloneRuns: 1,
+      sequentialClones: 20,
+      concurrency: [5, 10],
+      pushRuns: 1,
+      idleTunnels: 10,
+      throughputRuns: 1,
+      slowReadRate: 16 * MIB,
+      opTimeoutMs: 60_000,
+    };
+  }
+  return {
+    mode: 'full',
+    profile,
+    only,
+    largeRepo: binaryRepo('large', 216),
+    smallRepo: SMALL,
+    slowRepo: binaryRepo('huge', 1024),
+    pushObjects: binaryRepo('push', 100),
+    largeCloneRuns: 3,
+    sequentialClones: 200,
+    concurrency: [50, 200],
+    pushRuns: 2,
+    idleTunnels: 100,
+    throughputRuns: 3,
+    slowReadRate: 64 * MIB,
+    opTimeoutMs: 15 * 60_000,
+  };
+}

@@ -1,0 +1,60 @@
+import type {
+  ConcurrencyResult,
+  GitContenderId,
+  LargeCloneResult,
+  PushResult,
+  SmallCloneResult,
+} from './git-workloads.js';
+import type { MachineInfo, RunInfo } from './machine.js';
+import type { Failure, Outcome } from './outcome.js';
+import type { IdleMemoryResult, SlowReadResult, ThroughputResult } from './stack-workloads.js';
+
+/** Everything one run measured: the JSON written to bench/results/ and the input of the markdown report. */
+export interface RepoFacts {
+  packBytes: number;
+  files: number;
+  fileBytes: number;
+}
+
+export type ThroughputId = 'bridge-h2' | 'bridge-http1' | 'grpc-floor';
+
+export interface BenchResults {
+  mode: 'full' | 'quick';
+  run: RunInfo;
+  machine: MachineInfo;
+  settings: {
+    largeCloneRuns: number;
+    sequentialClones: number;
+    concurrency: readonly number[];
+    pushRuns: number;
+    idleTunnels: number;
+    throughputRuns: number;
+    slowReadRateMiBps: number;
+    /** Environment given to the stack's services for the run. */
+    stackEnv: Record<string, string>;
+  };
+  repos: { large: RepoFacts; small: RepoFacts; slow: RepoFacts; push: RepoFacts };
+  largeClone?: Record<GitContenderId, Outcome<LargeCloneResult>>;
+  smallClone?: Record<GitContenderId, Outcome<SmallCloneResult>>;
+  concurrency?: Array<{ level: number; results: Record<GitContenderId, Outcome<ConcurrencyResult>> }>;
+  push?: Record<GitContenderId, Outcome<PushResult>>;
+  throughput?: Partial<Record<ThroughputId, Outcome<ThroughputResult>>>;
+  idleMemory?: Outcome<IdleMemoryResult>;
+  slowReader?: { bridge: Outcome<SlowReadResult>; router: Outcome<SlowReadResult> };
+  failures: Failure[];
+  /** Filled from the results by `evaluate`. */
+  ratios: Ratio[];
+  targets: Target[];
+  notes: string[];
+}
+
+export interface Ratio {
+  name: string;
+  value: number | undefined;
+}
+
+export interface Target {
+  name: string;
+  measured: string;
+  met: boolean | undefined;
+}

@@ -1,0 +1,130 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { projectRoot } from '../lib/proto.js';
+import { exited, sleep, stopChild, track, waitExit } from './proc.js';
+
+/** The parts of `<data>/stack.json` (written by `npm start`) the benchmark reads. */
+export interface StackJson {
+  router: { ssh: string; http: string };
+  cells: Array<{ id: number; name: string; bridge: string; rails: string; gitaly: string; storage: string }>;
+  users: Array<{ username: string; id: number; privateKey: string; publicKey: string }>;
+  projects: Array<{ path: string; cell: string; repository: string }>;
+  secrets: { shell: string; workhorse: string; gitaly: string };
+  knownHosts: string;
+  pids: Record<string, number>;
+}
+
+export interface BenchStack {
+  json: StackJson;
+  dataDir: string;
+  /** ssh://git@127.0.0.1:<port>/<project>.git */
+  url(projectPath: string): string;
+  sshPort: number;
+  /** Process id of a service by its supervisor name (`router`, `bridge-cell_us0`, …). */
+  pid(service: string): number;
+  bridgeUrl(cellName: string): string;
+  stop(): Promise<void>;
+}
+
+const PORT_BASES = [
+  2222, 8080, 8081, 3001, 3002, 3003, 3004, 4001, 4002, 4003, 4004, 4101, 4102, 4103, 4104, 9001, 9002, 9003,
+  9004,
+];
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/** A STACK_PORT_OFFSET whose ports are all free now (so a developer's `npm start` can keep running). */
+async function pickOffset(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const offset = 20_000 + 100 * Math.floor(Math.random() * 300);
+    const free = await Promise.all(PORT_BASES.map((p) => portFree(p + offset)));
+    if (free.every(Boolean)) return offset;
+  }
+  throw new Error('no free port range for the benchmark stack');
+}
+
+function runsOurService(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join(projectRoot(), 'dist'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts the whole stack as `npm start` does (`node dist/stack/main.js`) on a data folder the
+ * caller has pre-populated with the benchmark repositories, and waits for stack.json.
+ * `env` adds settings for every service (e.g. `BRIDGE_MAX_TUNNELS_PER_USER`, `NODE_OPTIONS`).
+ */
+export async function startBenchStack(
+  dataDir: string,
+  opts: { env: Record<string, string>; timeoutMs: number },
+): Promise<BenchStack> {
+  const main = join(projectRoot(), 'dist', 'stack', 'main.js');
+  if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build`);
+  const offset = await pickOffset();
+  let output = '';
+  const child = track(process.execPath, [main], {
+    env: {
+      ...process.env,
+      STACK_DATA_DIR: dataDir,
+      STACK_PORT_OFFSET: String(offset),
+      STACK_LOG_LEVEL: 'info',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (c: Buffer) => {
+    output = (output + c.toString()).slice(-16_384);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const stackJsonPath = join(dataDir, 'stack.json');
+  const deadline = Date.now() + opts.timeoutMs;
+  while (!existsSync(stackJsonPath)) {
+    if (exited(child) || Date.now() > deadline) {
+      await stopChild(child, 15_000);
+      throw new Error(
+        `the stack did not start (exit ${child.exitCode ?? 'none'}; logs in ${join(dataDir, 'logs')}):\n${output.trim()}`,
+      );
+    }
+    await sleep(100);
+  }
+  const json = JSON.parse(readFileSync(stackJsonPath, 'utf8')) as StackJson;
+  const sshPort = Number(json.router.ssh.split(':')[1]);
+  return {
+    json,
+    dataDir,
+    sshPort,
+    url: (project) => `ssh://git@127.0.0.1:${sshPort}/${project}.git`,
+    pid: (service) => {
+      const pid = json.pids[service];
+      if (pid === undefined) throw new Error(`stack.json has no pid for ${service}`);
+      return pid;
+    },
+    bridgeUrl: (cellName) => {
+      const cell = json.cells.find((c) => c.name === cellName);
+      if (!cell) throw new Error(`stack.json has no cell ${cellName}`);
+      return cell.bridge;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      if (!(await waitExit(child, 30_000))) {
+        child.kill('SIGKILL');
+        await waitExit(child, 5_000);
+      }
+      // If the supervisor left a service behind, end it by the pid the stack reported (only if that
+      // pid still runs one of our services, never a recycled pid).
+      for (const pid of Object.values(json.pids)) {
+        if (runsOurService(pid)) process.kill(pid, 'SIGKILL');
+      }
+    },
+  };
+}

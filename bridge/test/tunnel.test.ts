@@ -76,6 +76,7 @@ describe.each(['h1', 'h2'] as const)('tunnel over %s', (protocol: Protocol) => {
       bytes_out: expected.length,
     });
     expect(typeof line?.duration_ms).toBe('number');
+    expect(b.logs.text()).not.toContain(await h.token());
   });
 
   it('pre-authorizes with the client headers and the Workhorse identity, and calls Gitaly with auth and metadata', async () => {
@@ -248,6 +249,28 @@ describe.each(['h1', 'h2'] as const)('tunnel over %s', (protocol: Protocol) => {
     t.abort();
     await waitUntil(() => b.logs.tunnels().some((l) => l.correlation_id === id), 2000);
     expect(b.logs.tunnels().find((l) => l.correlation_id === id)).toMatchObject({ outcome: 'client-gone' });
+  });
+
+  it('applies backpressure to the request body: a git that does not read stdin stops the client', async () => {
+    const id = `stuck-${protocol}`;
+    h.gitaly.setBehaviour(`stuck/${protocol}.git`, { argv: ['sleep', '30'] });
+    const t = await open(`/stuck/${protocol}.git/ssh-receive-pack`, { 'x-request-id': id });
+    expect(await t.status).toBe(200);
+    const chunk = Buffer.alloc(1024 * 1024, 'p');
+    for (let i = 0; i < 48; i++) t.write(chunk);
+    await new Promise((r) => setTimeout(r, 1500));
+    const accepted = async () =>
+      (await b.bridge.metrics.bytes.get()).values.find(
+        (v) => v.labels.route === 'ssh_receive_pack' && v.labels.direction === 'in',
+      )?.value ?? 0;
+    const first = await accepted();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await accepted()).toBe(first);
+    expect(first).toBeLessThan(24 * 1024 * 1024);
+    const call = h.gitaly.calls.find((c) => c.metadata['x-gitlab-correlation-id'] === id);
+    call?.child?.kill('SIGKILL');
+    t.close();
+    await call?.exited;
   });
 
   it('applies backpressure: a client that stops reading stops Gitaly', async () => {

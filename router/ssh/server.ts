@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import ssh2, { type Connection, type KexAlgorithm } from 'ssh2';
 import type { Logger } from '../../lib/logger.js';
 import type { Listen } from '../config.js';
@@ -11,8 +11,10 @@ const { Server } = ssh2;
 /**
  * The SSH front: an ssh2 server with the router's host key, curve25519 key exchange first,
  * keepalives, a login grace timer, public-key auth against the cells and one git command per
- * session. `close()` stops accepting, lets running commands finish within the grace period, then
- * cancels what is left and drops every connection.
+ * session. The router owns the TCP listener and hands sockets to ssh2 (`injectSocket`), so the
+ * login grace timer runs from the TCP accept (ssh2 only reports a connection once the client sent
+ * its version line) and shutdown can destroy sockets that outstay it. `close()` stops accepting,
+ * lets running commands finish within the grace period, then cancels what is left and disconnects.
  */
 export interface SshFrontOptions {
   hostKey: Buffer;
@@ -29,8 +31,15 @@ const KEX: KexAlgorithm[] = [
   'ecdh-sha2-nistp521',
 ];
 
-const DISCONNECT_WAIT_MS = 2000;
+/** After the sessions: how long clients may take to leave by themselves, then to honour a disconnect. */
 const LINGER_MS = 1000;
+const DISCONNECT_WAIT_MS = 2000;
+
+interface RawConnection {
+  socket: Socket;
+  /** Login grace timer; cleared once the client authenticated. */
+  grace: NodeJS.Timeout;
+}
 
 interface ConnectionEntry {
   client: Connection;
@@ -40,6 +49,9 @@ interface ConnectionEntry {
 
 export class SshFront {
   private readonly server: InstanceType<typeof Server>;
+  private readonly listener: net.Server;
+  /** Accepted sockets by `ip:port`, from accept to close. */
+  private readonly sockets = new Map<string, RawConnection>();
   private readonly connections = new Set<ConnectionEntry>();
   private nextConnId = 1;
   private closing = false;
@@ -59,15 +71,16 @@ export class SshFront {
       },
       (client, info) => this.onConnection(client, info.ip, info.port),
     );
-    this.server.on('error', (err: Error) => this.log.error({ err }, 'ssh server error'));
+    this.server.on('error', (err: Error) => this.log.debug({ err }, 'ssh connection error'));
+    this.listener = net.createServer((socket) => this.onSocket(socket));
   }
 
   listen(listen: Listen): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(listen.port, listen.host, () => {
-        this.server.off('error', reject);
-        resolve(this.server.address() as AddressInfo);
+      this.listener.once('error', reject);
+      this.listener.listen(listen.port, listen.host, () => {
+        this.listener.off('error', reject);
+        resolve(this.listener.address() as AddressInfo);
       });
     });
   }
@@ -79,8 +92,30 @@ export class SshFront {
     return n;
   }
 
-  private onConnection(client: Connection, ip: string, port: number): void {
+  private onSocket(socket: Socket): void {
     if (this.closing) {
+      socket.destroy();
+      return;
+    }
+    const key = `${socket.remoteAddress}:${socket.remotePort}`;
+    const grace = setTimeout(() => {
+      this.log.info(
+        { remote_ip: socket.remoteAddress, login_grace_ms: this.opts.loginGraceMs },
+        'login grace time exceeded, disconnecting',
+      );
+      socket.destroy();
+    }, this.opts.loginGraceMs);
+    this.sockets.set(key, { socket, grace });
+    socket.once('close', () => {
+      clearTimeout(grace);
+      this.sockets.delete(key);
+    });
+    this.server.injectSocket(socket);
+  }
+
+  private onConnection(client: Connection, ip: string, port: number): void {
+    const raw = this.sockets.get(`${ip}:${port}`);
+    if (this.closing || !raw) {
       client.end();
       return;
     }
@@ -102,14 +137,10 @@ export class SshFront {
       lookups: new Map(),
     };
     let connLog = log;
-    const grace = setTimeout(() => {
-      log.info({ login_grace_ms: this.opts.loginGraceMs }, 'login grace time exceeded, disconnecting');
-      client.end();
-    }, this.opts.loginGraceMs);
 
     client.on('authentication', (ctx) => authenticate(ctx, state, this.deps.api, this.deps.metrics));
     client.on('ready', () => {
-      clearTimeout(grace);
+      clearTimeout(raw.grace);
       connLog = log.child({ key_id: state.keyId, user: state.username });
       connLog.info('authenticated');
     });
@@ -135,7 +166,6 @@ export class SshFront {
     });
     client.on('error', (err: Error) => connLog.debug({ err }, 'connection error'));
     client.on('close', () => {
-      clearTimeout(grace);
       markClosed();
       this.connections.delete(entry);
       for (const s of entry.sessions) s.cancel('connection closed');
@@ -146,7 +176,7 @@ export class SshFront {
   /** Graceful shutdown; resolves when every connection is gone. */
   async close(graceMs: number): Promise<void> {
     this.closing = true;
-    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const stopped = new Promise<void>((resolve) => this.listener.close(() => resolve()));
     for (const c of this.connections) if (c.sessions.size === 0) c.client.end();
     const running = [...this.connections].flatMap((c) => [...c.sessions].map((s) => s.done));
     const result = await Promise.race([
@@ -161,8 +191,9 @@ export class SshFront {
     // them first would lose the status. Whoever is still there after a moment is disconnected.
     await Promise.race([Promise.all([...this.connections].map((c) => c.closed)), delay(LINGER_MS, 'linger')]);
     for (const c of this.connections) c.client.end();
-    // A client that ignores the disconnect must not hold the shutdown forever.
     await Promise.race([stopped, delay(DISCONNECT_WAIT_MS, 'timeout')]);
+    for (const raw of this.sockets.values()) raw.socket.destroy();
+    await stopped;
   }
 }
 

@@ -61,6 +61,7 @@ export function collect(child: ChildProcessWithoutNullStreams, input?: string | 
       stderr += d.toString();
     });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('error', (err) => resolve({ code: null, stdout, stderr: `${stderr}${err.message}` }));
     child.stdin.on('error', () => undefined);
     child.stdin.end(input);
   });

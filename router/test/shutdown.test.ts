@@ -4,7 +4,10 @@ import { collect, ssh } from '../test-support/clients.js';
 import { startTestStack, type TestStack } from '../test-support/stack.js';
 import { waitFor } from '../test-support/wait.js';
 
-/** Graceful shutdown: stop accepting, let sessions finish within the grace period, then cancel. */
+/**
+ * Connection lifetime: graceful shutdown (stop accepting, let sessions finish within the grace
+ * period, then cancel) and the login grace time.
+ */
 let stack: TestStack | undefined;
 
 afterEach(async () => {
@@ -68,5 +71,19 @@ describe('shutdown', () => {
     await stack.router.close();
     const res = await collect(ssh(stack.alice.privateKey, stack.sshPort, [], ['-T']));
     expect(res.code).toBe(255);
+  });
+
+  it('drops a connection that does not authenticate within the login grace time', async () => {
+    stack = await startTestStack({ loginGraceMs: 300 });
+    const socket = connect(stack.sshPort, '127.0.0.1');
+    let banner = '';
+    socket.on('data', (d: Buffer) => {
+      banner += d.toString('latin1');
+    });
+    const started = Date.now();
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(banner).toMatch(/^SSH-2\.0-GitLab-Cells-Router/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 });

@@ -31,8 +31,6 @@ export interface RouterAddresses {
 
 export interface Router {
   metrics: RouterMetrics;
-  classifier: Classifier;
-  ssh: SshFront;
   listen(): Promise<RouterAddresses>;
   close(): Promise<void>;
 }
@@ -82,8 +80,6 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
 
   return {
     metrics,
-    classifier,
-    ssh,
     async listen() {
       const sshAddress = await ssh.listen(config.sshListen);
       const httpAddress = await listenHttp(httpFront, config.httpListen);

@@ -18,8 +18,6 @@ export const RouterError = {
   tunnelProtocol: defineError('ROUTER_ERR_TUNNEL_PROTOCOL', 502),
   /** Something the router cannot route with (e.g. no `gl_project_path` in `/allowed`). */
   cellsRouting: defineError('ROUTER_ERR_CELLS_ROUTING', 502),
-  /** A known git command with the wrong arguments (GitLab Shell: "Disallowed command", exit 1). */
-  disallowedCommand: defineError('ROUTER_ERR_DISALLOWED_COMMAND', 400),
   /** A repository path GitLab would never route (`../x`, `~user/x`, one segment). */
   projectNotFound: defineError('ROUTER_ERR_PROJECT_NOT_FOUND', 404),
   /** discover failed (GitLab Shell: "Failed to get username: ..."). */

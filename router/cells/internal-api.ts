@@ -90,6 +90,8 @@ export class InternalApi {
     const answer = await this.onAnyCell(ctx, (cell) =>
       this.call(cell, 'GET', `/discover?key_id=${encodeURIComponent(keyId)}`, undefined, ctx),
     );
+    // Rails answers `null` for a key it cannot tie to a user: GitLab Shell greets "Anonymous".
+    if (answer.status === 200 && answer.text.trim() === 'null') return { username: null };
     const body = parseJsonObject(answer, 'discover');
     return { username: typeof body.username === 'string' && body.username !== '' ? body.username : null };
   }
@@ -174,6 +176,7 @@ export class InternalApi {
     };
     if (ctx.remoteIp) headers['x-forwarded-for'] = ctx.remoteIp;
     if (body) headers['content-type'] = 'application/json';
+    if (ctx.signal?.aborted) throw RouterError.cancelled('cancelled');
     let call: UpstreamCall | undefined;
     const abort = () => call?.cancel();
     const timer = setTimeout(abort, this.timeoutMs);

@@ -66,10 +66,6 @@ export class Classifier {
     this.log.debug({ path, dropped }, 'route invalidated');
   }
 
-  get cacheSize(): number {
-    return this.cache.size;
-  }
-
   private async learn(path: string, method: string, ctx: CallContext): Promise<Classification> {
     const asked = this.cells.pickRegional();
     this.metrics.learns++;

@@ -209,7 +209,7 @@ export class FakeCell {
       case '/api/v4/internal/discover': {
         const key = w.keys.find((k) => String(k.id) === url.searchParams.get('key_id'));
         const user = key && w.users.find((u) => u.id === key.userId);
-        if (!user) return answer(200, { id: null, name: null, username: null });
+        if (!user) return answer(200, null);
         return answer(200, { id: user.id, name: user.username, username: user.username });
       }
       case '/api/v4/internal/cells/learn': {

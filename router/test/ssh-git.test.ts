@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, gitViaSsh, remoteUrl, ssh } from '../test-support/clients.js';
+import { collect, gitViaSsh, makeKeyPair, remoteUrl, ssh } from '../test-support/clients.js';
 import { git } from '../test-support/git-repos.js';
 import { startTestStack, type TestStack } from '../test-support/stack.js';
 
@@ -257,6 +257,14 @@ describe('welcome', () => {
     const res = await collect(ssh(stack.alice.privateKey, stack.sshPort, [], ['-T']));
     expect(res.code).toBe(0);
     expect(res.stdout).toBe('Welcome to GitLab, @alice!\n');
+  });
+
+  it('greets a key without a user as Anonymous', async () => {
+    const orphan = await makeKeyPair(join(stack.dir, 'orphan'));
+    stack.world.keys.push({ id: 77, userId: 999, blob: orphan.blob });
+    const res = await collect(ssh(orphan.privateKey, stack.sshPort, ['discover']));
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('Welcome to GitLab, Anonymous!\n');
   });
 });
 

@@ -2,7 +2,6 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import tls from 'node:tls';
 import Fastify from 'fastify';
 import { jwtKey } from '../lib/jwt.js';
 import type { Logger } from '../lib/logger.js';
@@ -136,15 +135,11 @@ export async function buildBridge(config: Readonly<BridgeConfig>, deps: BridgeDe
   registerProxy(app, { railsUrl: config.railsUrl, agents, logger, metrics });
   await app.ready();
 
-  const secureContext = deps.tls
-    ? tls.createSecureContext({ cert: deps.tls.cert, key: deps.tls.key })
-    : undefined;
-  if (config.tlsCertFile && !secureContext)
-    throw new Error('tlsCertFile is set but no certificate was passed');
+  if (config.tlsCertFile && !deps.tls) throw new Error('tlsCertFile is set but no certificate was passed');
   const listener = new ProtocolListener({
     h1,
     h2,
-    tls: secureContext,
+    tls: deps.tls,
     handshakeTimeoutMs: config.headersTimeoutMs,
     logger,
   });

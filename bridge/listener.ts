@@ -26,8 +26,8 @@ export function sniff(head: Buffer, tlsEnabled: boolean): WireProtocol {
 export interface ListenerOptions {
   h1: http.Server;
   h2: http2.Http2Server;
-  /** With a context, TLS connections are accepted too (ALPN h2 → HTTP/2, otherwise HTTP/1.1). */
-  tls: tls.SecureContext | undefined;
+  /** With a certificate, TLS connections are accepted too (ALPN h2 → HTTP/2, otherwise HTTP/1.1). */
+  tls: { cert: Buffer | string; key: Buffer | string } | undefined;
   /** A connection that has not shown its protocol (or finished its TLS handshake) by then is dropped. */
   handshakeTimeoutMs: number;
   logger: Logger;
@@ -39,10 +39,25 @@ export interface ListenerOptions {
  */
 export class ProtocolListener {
   private readonly server: net.Server;
+  /** Terminates TLS for sockets handed to it; never listens itself. */
+  private readonly tlsServer: tls.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
 
   constructor(private readonly opts: ListenerOptions) {
     this.server = net.createServer({ noDelay: true }, (socket) => this.accept(socket));
+    if (opts.tls) {
+      this.tlsServer = tls.createServer({
+        cert: opts.tls.cert,
+        key: opts.tls.key,
+        ALPNProtocols: ['h2', 'http/1.1'],
+        handshakeTimeout: opts.handshakeTimeoutMs,
+      });
+      this.tlsServer.on('secureConnection', (secure) => this.handOff(secure, secure.alpnProtocol === 'h2'));
+      this.tlsServer.on('tlsClientError', (err, secure) => {
+        opts.logger.debug({ err }, 'TLS handshake failed');
+        secure.destroy();
+      });
+    }
   }
 
   listen(host: string, port: number): Promise<AddressInfo> {
@@ -80,17 +95,14 @@ export class ProtocolListener {
     let head: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
-      const protocol = sniff(head, this.opts.tls !== undefined);
+      const protocol = sniff(head, this.tlsServer !== undefined);
       if (protocol === 'pending') return;
       socket.removeListener('data', onData);
       socket.pause();
       socket.unshift(head);
-      if (protocol === 'tls') {
-        this.startTls(socket, timer);
-        return;
-      }
       clearTimeout(timer);
-      this.handOff(socket, protocol === 'h2c');
+      if (protocol === 'tls') this.tlsServer?.emit('connection', socket);
+      else this.handOff(socket, protocol === 'h2c');
     };
     socket.on('data', onData);
   }
@@ -103,21 +115,5 @@ export class ProtocolListener {
       this.opts.h1.emit('connection', socket);
       socket.resume();
     }
-  }
-
-  private startTls(socket: net.Socket, timer: NodeJS.Timeout): void {
-    const secure = new tls.TLSSocket(socket, {
-      isServer: true,
-      secureContext: this.opts.tls,
-      ALPNProtocols: ['h2', 'http/1.1'],
-    });
-    secure.on('error', (err) => {
-      this.opts.logger.debug({ err }, 'TLS connection error');
-      secure.destroy();
-    });
-    secure.once('secure', () => {
-      clearTimeout(timer);
-      this.handOff(secure, secure.alpnProtocol === 'h2');
-    });
   }
 }

@@ -78,10 +78,11 @@ export function openTunnel(
 
   if (protocol === 'h1') {
     const url = new URL(path, baseUrl);
-    const req = http.request(url, {
+    const req = (url.protocol === 'https:' ? https : http).request(url, {
       method: 'POST',
       headers: { ...headers, 'transfer-encoding': 'chunked' },
       agent: false,
+      ca: opts.ca,
     });
     req.on('error', () => {});
     req.flushHeaders();

@@ -87,13 +87,19 @@ export async function startFakeRails(opts: {
     const shell = await verifyShellJwt(opts.shellKey, headers[SHELL_HEADER] as string | undefined, {
       requireGlId: true,
     });
-    if (!shell.ok) {
+    // Stand-in for Rails' Geo check: `GL-Geo <node>:<token>` is good when the token is "valid".
+    const geo = /^GL-Geo [^:]+:valid$/.test(headers.authorization ?? '');
+    if (!shell.ok && headers.authorization?.startsWith('GL-Geo ') && !geo) {
+      res.writeHead(401, { 'content-type': 'text/plain' }).end('Geo JWT authentication failed: bad token');
+      return;
+    }
+    if (!shell.ok && !geo) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       return;
     }
     res.writeHead(200, { 'content-type': 'application/vnd.gitlab-workhorse+json' }).end(
       JSON.stringify({
-        GL_ID: shell.claims.gl_id,
+        GL_ID: shell.ok ? shell.claims.gl_id : 'key-1',
         GL_REPOSITORY: 'project-1',
         GL_USERNAME: 'alice',
         ShowAllRefs: false,

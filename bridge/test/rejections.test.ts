@@ -131,6 +131,31 @@ describe.each(['h1', 'h2'] as const)('rejections over %s (body open and silent)'
   });
 });
 
+describe.each(['h1', 'h2'] as const)('Geo requests over %s', (protocol) => {
+  it('leaves a GL-Geo authorization to Rails and passes its 401 back at once', async () => {
+    const before = h.rails.preauths().length;
+    const r = await silentTunnel(protocol, b.url, '/group/project.git/ssh-upload-pack', {
+      authorization: 'GL-Geo node1:forged',
+    });
+    expect(r.status).toBe(401);
+    expect(r.body).toBe('Geo JWT authentication failed: bad token');
+    expect(r.ms).toBeLessThan(1000);
+    const pre = h.rails.preauths().slice(before);
+    expect(pre).toHaveLength(1);
+    expect(pre[0]?.headers.authorization).toBe('GL-Geo node1:forged');
+  });
+
+  it('still checks a shell token sent alongside a Geo authorization', async () => {
+    const before = h.rails.preauths().length;
+    const r = await silentTunnel(protocol, b.url, '/group/project.git/ssh-upload-pack', {
+      authorization: 'GL-Geo node1:valid',
+      'gitlab-shell-api-request': 'not.a.jwt',
+    });
+    expect(r.status).toBe(404);
+    expect(h.rails.preauths().length).toBe(before);
+  });
+});
+
 describe('Rails unreachable', () => {
   it.each(['h1', 'h2'] as const)('answers 500 at once over %s', async (protocol) => {
     const port = await new Promise<number>((resolve) => {

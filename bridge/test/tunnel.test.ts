@@ -131,6 +131,22 @@ describe.each(['h1', 'h2'] as const)('tunnel over %s', (protocol: Protocol) => {
     expect(b.logs.text()).not.toContain(h.gitalyToken);
   });
 
+  it('tunnels a Geo request that Rails accepts, with the gl_id Rails returns', async () => {
+    h.gitaly.setBehaviour(`geo/${protocol}.git`, { argv: ['cat'] });
+    const t = openTunnel(protocol, b.url, `/geo/${protocol}.git/ssh-upload-pack`, {
+      authorization: 'GL-Geo node1:valid',
+    });
+    expect(await t.status).toBe(200);
+    t.write('geo');
+    await t.waitFor((buf) => buf.toString() === 'geo');
+    t.end();
+    expect(await t.done).toBe(true);
+    const pre = h.rails.preauths().find((r) => r.url === `/geo/${protocol}.git/ssh-upload-pack`);
+    expect(pre?.headers.authorization).toBe('GL-Geo node1:valid');
+    const line = b.logs.tunnels().find((l) => l.project === `geo/${protocol}`);
+    expect(line).toMatchObject({ gl_id: 'key-1', outcome: 'ok' });
+  });
+
   it('sends gl_id, gl_repository and gl_username on receive-pack', async () => {
     h.gitaly.setBehaviour(`rp/${protocol}.git`, { argv: ['cat'] });
     const t = await open(`/rp/${protocol}.git/ssh-receive-pack`);

@@ -1,0 +1,75 @@
+import { register } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, type RunningBridge, startHarness } from '../test-support/harness.js';
+import { openTunnel } from '../test-support/tunnel-client.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+  h.gitaly.setBehaviour('echo/cat.git', { argv: ['cat'] });
+  h.gitaly.setBehaviour('echo/fail.git', { argv: ['sh', '-c', 'exit 2'] });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function scrape(b: RunningBridge): Promise<string> {
+  const res = await fetch(`${b.metricsUrl}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+  return res.text();
+}
+
+/** The value of one sample, e.g. `bridge_tunnels_total{route="ssh_upload_pack",outcome="ok"}`. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) {
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return undefined;
+}
+
+describe('metrics listener', () => {
+  it('counts tunnels by route and outcome, bytes, durations, pre-auth latency and Gitaly errors', async () => {
+    const b = await h.startBridge();
+    const token = await h.token();
+    const ok = openTunnel('h2', b.url, '/echo/cat.git/ssh-upload-pack', { 'gitlab-shell-api-request': token });
+    expect(await ok.status).toBe(200);
+    ok.write('12345');
+    await ok.waitFor((buf) => buf.length === 5);
+    expect(sample(await scrape(b), 'bridge_tunnels_in_flight', { route: 'ssh_upload_pack' })).toBe(1);
+    ok.end();
+    await ok.done;
+
+    const rejected = openTunnel('h1', b.url, '/echo/cat.git/ssh-receive-pack', {});
+    expect(await rejected.status).toBe(404);
+    await rejected.done;
+    const failed = openTunnel('h1', b.url, '/echo/fail.git/ssh-upload-pack', { 'gitlab-shell-api-request': token });
+    await failed.done;
+
+    const text = await scrape(b);
+    expect(sample(text, 'bridge_tunnels_in_flight', { route: 'ssh_upload_pack' })).toBe(0);
+    expect(sample(text, 'bridge_tunnels_total', { route: 'ssh_upload_pack', outcome: 'ok' })).toBe(1);
+    expect(sample(text, 'bridge_tunnels_total', { route: 'ssh_upload_pack', outcome: 'system' })).toBe(1);
+    expect(sample(text, 'bridge_tunnels_total', { route: 'ssh_receive_pack', outcome: 'policy' })).toBe(1);
+    expect(sample(text, 'bridge_tunnel_bytes_total', { route: 'ssh_upload_pack', direction: 'in' })).toBe(5);
+    expect(sample(text, 'bridge_tunnel_bytes_total', { route: 'ssh_upload_pack', direction: 'out' })).toBe(
+      5 + 'Internal Server Error\n'.length,
+    );
+    expect(sample(text, 'bridge_tunnel_duration_seconds_count', { route: 'ssh_upload_pack', outcome: 'ok' })).toBe(1);
+    expect(sample(text, 'bridge_preauth_duration_seconds_count', { status: '200' })).toBe(2);
+    expect(sample(text, 'bridge_gitaly_errors_total', { route: 'ssh_upload_pack', code: 'INTERNAL' })).toBe(1);
+    // Its own registry: nothing lands in prom-client's global one.
+    expect(await register.metrics()).not.toContain('bridge_tunnels_total');
+  });
+
+  it('serves liveness and readiness', async () => {
+    const b = await h.startBridge();
+    expect((await fetch(`${b.metricsUrl}/liveness`)).status).toBe(200);
+    const ready = await fetch(`${b.metricsUrl}/readiness`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ok' });
+  });
+});

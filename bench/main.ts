@@ -18,7 +18,13 @@ import {
 } from './git-workloads.js';
 import { type GrpcFloor, startGrpcFloor } from './grpc-floor.js';
 import { machineInfo, runInfo } from './machine.js';
-import { type OpenSshServer, sshCommandLine, startOpenSsh } from './openssh.js';
+import {
+  negotiatedAlgorithms,
+  type OpenSshServer,
+  type SshAlgorithms,
+  sshCommandLine,
+  startOpenSsh,
+} from './openssh.js';
 import { type BenchOptions, parseArgs, USAGE, UsageError, type WorkloadId } from './options.js';
 import { FailureLog, type Outcome, okValue } from './outcome.js';
 import { describeFailure, killTracked, run } from './proc.js';
@@ -201,6 +207,7 @@ class Bench {
       log,
     };
     await this.warmUp(ctx);
+    const ssh = await this.sshAlgorithms();
     if (o.profile && this.stack) {
       // Start the services' profilers now that start-up and warm-up are over (see cpu-profiler.ts).
       for (const pid of Object.values(this.stack.json.pids)) process.kill(pid, 'SIGUSR2');
@@ -219,6 +226,7 @@ class Bench {
         throughputRuns: o.throughputRuns,
         slowReadRateMiBps: o.slowReadRate / MIB,
         stackEnv: this.stackEnv,
+        ssh,
       },
       repos: { large: facts(large), small: facts(small), slow: facts(slow), push: facts(pushSource) },
       failures: this.failures.failures,
@@ -364,6 +372,31 @@ class Bench {
     }
   }
 
+  /** What each SSH contender negotiates with the same client (key exchange costs differ a lot). */
+  private async sshAlgorithms(): Promise<Partial<Record<'openssh' | 'cells', SshAlgorithms>>> {
+    const out: Partial<Record<'openssh' | 'cells', SshAlgorithms>> = {};
+    const command = `git-upload-pack '${PROJECTS.small.path}.git'`;
+    if (this.sshd) {
+      const sshd = this.sshd;
+      out.openssh = await negotiatedAlgorithms(sshd.sshCommand, sshd.port, sshd.user, command).catch(
+        (err: unknown) => {
+          this.failures.record('ssh -v against OpenSSH', err);
+          return undefined;
+        },
+      );
+    }
+    const stack = this.stack;
+    const user = stack?.json.users.find((u) => u.username === CELLS_USER);
+    if (stack && user) {
+      const line = sshCommandLine(user.privateKey, stack.json.knownHosts);
+      out.cells = await negotiatedAlgorithms(line, stack.sshPort, 'git', command).catch((err: unknown) => {
+        this.failures.record('ssh -v against the router', err);
+        return undefined;
+      });
+    }
+    return out;
+  }
+
   private async throughput(
     large: GeneratedRepo,
     stackMissing: string | undefined,
@@ -436,7 +469,7 @@ class Bench {
     const o = this.opts;
     const notes = [
       'Clones are `git clone --bare` (no checkout), so the transport and index-pack are timed, not writing files.',
-      'All git contenders serve the very same bare repositories (the stack’s storage folders); the private sshd runs a forced-command wrapper (`git upload-pack`/`receive-pack`), with `AcceptEnv GIT_PROTOCOL` and `MaxStartups 1000`.',
+      'All git contenders serve the very same bare repositories (the stack’s storage folders); the private sshd runs a forced-command wrapper (`git upload-pack`/`receive-pack`), with `AcceptEnv GIT_PROTOCOL`, `MaxStartups 1000` and `SetEnv SHLVL=1` (so bash does not source the benchmark account’s `~/.bashrc`, which a dedicated git account would not have).',
       `The stack ran with ${Object.entries(this.stackEnv)
         .map(([k, v]) => `\`${k}=${v}\``)
         .join(

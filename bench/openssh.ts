@@ -4,7 +4,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { commandOutput, exited, mustRun, stopChild, track, waitExit } from './proc.js';
+import { commandOutput, describeFailure, exited, mustRun, run, stopChild, track, waitExit } from './proc.js';
 
 /**
  * Contender 2: Debian's OpenSSH server, started by the benchmark on a loopback port with its own
@@ -107,6 +107,10 @@ PrintMotd no
 PrintLastLog no
 UseDNS no
 AcceptEnv GIT_PROTOCOL
+# The forced command runs through the login shell. Debian's bash sources ~/.bashrc for top-level
+# shells started by sshd; a dedicated git account would have no such file. SHLVL=1 makes bash treat
+# the session as nested, so this machine's rc files (e.g. pyenv set-up) are not timed.
+SetEnv SHLVL=1
 # 200 concurrent clones must not be dropped by the default 10:30:100.
 MaxStartups 1000
 LogLevel ERROR
@@ -200,4 +204,24 @@ export async function startOpenSsh(
     sshCommand: sshCommandLine(clientKey, knownHosts),
     stop: () => stopChild(child, 5_000),
   };
+}
+
+export interface SshAlgorithms {
+  kex: string;
+  cipher: string;
+}
+
+/** The key exchange and cipher an `ssh` client negotiates with a server (from `ssh -v`). */
+export async function negotiatedAlgorithms(
+  sshCommand: string,
+  port: number,
+  user: string,
+  command: string,
+): Promise<SshAlgorithms> {
+  const args = [...sshCommand.split(' ').slice(1), '-v', '-p', String(port), `${user}@127.0.0.1`, command];
+  const r = await run('ssh', args, { timeoutMs: 30_000 });
+  const kex = /kex: algorithm: (\S+)/.exec(r.stderr)?.[1];
+  const cipher = /kex: server->client cipher: (\S+)/.exec(r.stderr)?.[1];
+  if (!kex || !cipher) throw new Error(`cannot tell the negotiated algorithms: ${describeFailure(r)}`);
+  return { kex, cipher };
 }

@@ -292,6 +292,14 @@ export function renderMarkdown(r: BenchResults): string {
       `Server-side CPU per large clone (child processes such as git included): ${serverCpu.join('; ')}.`,
     );
   }
+  const algos = (['openssh', 'cells'] as const)
+    .map((id) => {
+      const a = r.settings.ssh[id];
+      return a ? `${CONTENDER_LABELS[id]} ${a.kex} / ${a.cipher}` : undefined;
+    })
+    .filter(Boolean);
+  if (algos.length > 0)
+    lines.push('', `SSH key exchange / cipher negotiated by the same client: ${algos.join('; ')}.`);
   if (r.notes.length > 0) lines.push('', ...r.notes.map((n) => `- ${n}`));
   if (r.failures.length > 0) {
     lines.push(

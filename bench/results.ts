@@ -6,6 +6,7 @@ import type {
   SmallCloneResult,
 } from './git-workloads.js';
 import type { MachineInfo, RunInfo } from './machine.js';
+import type { SshAlgorithms } from './openssh.js';
 import type { Failure, Outcome } from './outcome.js';
 import type { IdleMemoryResult, SlowReadResult, ThroughputResult } from './stack-workloads.js';
 
@@ -32,6 +33,8 @@ export interface BenchResults {
     slowReadRateMiBps: number;
     /** Environment given to the stack's services for the run. */
     stackEnv: Record<string, string>;
+    /** Key exchange and cipher `ssh` negotiated with each SSH contender. */
+    ssh: Partial<Record<'openssh' | 'cells', SshAlgorithms>>;
   };
   repos: { large: RepoFacts; small: RepoFacts; slow: RepoFacts; push: RepoFacts };
   largeClone?: Record<GitContenderId, Outcome<LargeCloneResult>>;

@@ -114,6 +114,8 @@ describe('client disconnect', () => {
     client.kill('SIGKILL');
     await exited;
     await waitFor(() => request?.cancelled, 10_000, 'the cell to see the stream cancelled');
+    // The cell killed git upload-pack (no exit code: ended by a signal).
+    await waitFor(() => request?.exitCode !== undefined, 5000, 'git to be killed');
     expect(request?.exitCode).toBeNull();
   });
 });

@@ -67,11 +67,12 @@ function isGitAction(action: string): action is GitAction {
 }
 
 /** The actor's effective access level in the project: admins count as owners. */
-function effectiveLevel(model: TopologyModel, actor: Actor, project: TopologyProject): number {
+export function effectiveLevel(model: TopologyModel, actor: Actor, project: TopologyProject): number {
   return actor.user.admin === true ? AccessLevel.owner : model.projectAccessLevel(actor.user, project);
 }
 
-function canRead(project: TopologyProject, level: number): boolean {
+/** Read access of a signed-in user at `level` (anonymous visitors read public projects only). */
+export function canRead(project: TopologyProject, level: number): boolean {
   return project.visibility !== 'private' || level >= AccessLevel.guest;
 }
 

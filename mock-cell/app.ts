@@ -8,12 +8,18 @@ import { createGitInspector, type GitInspector } from './git.js';
 import { HookLog } from './hook-log.js';
 import { addShellAuth } from './plugins/shell-auth.js';
 import { registerAllowed } from './routes/allowed.js';
+import { registerCellsAdmin } from './routes/cells.js';
 import { defaultErrorHandler } from './routes/errors.js';
 import { registerHooks } from './routes/hooks.js';
 import { registerInternalRoutes } from './routes/internal.js';
 import { registerLearn } from './routes/learn.js';
-import { registerPreauth } from './routes/preauth.js';
+import { SessionStore } from './sessions.js';
+import { TokenStore } from './tokens.js';
 import type { TopologyModel } from './topology.js';
+import { registerDispatcher } from './web/dispatch.js';
+
+/** Response header naming the cell that answered (every response). */
+export const CELL_HEADER = 'X-Gitlab-Cell';
 
 export interface CellAppDeps {
   logger: Logger;
@@ -25,11 +31,16 @@ export interface CellAppDeps {
   git?: GitInspector;
   /** Defaults to a fresh bounded log per app. */
   hookLog?: HookLog;
+  /** Browser sessions; pass one store to every cell of a process (default: a store of its own). */
+  sessions?: SessionStore;
+  /** Access and runner tokens; pass one store to every cell of a process (default: a store of its own). */
+  tokens?: TokenStore;
 }
 
 /** Builds (does not start) the Rails-shaped app of one cell of the topology. */
 export function buildCellApp(model: TopologyModel, cellName: string, deps: CellAppDeps): FastifyInstance {
-  if (!model.cell(cellName)) throw new ConfigError(`no cell "${cellName}" in the topology`);
+  const cell = model.cell(cellName);
+  if (!cell) throw new ConfigError(`no cell "${cellName}" in the topology`);
   const app = Fastify({
     loggerInstance: deps.logger.child({ cell: cellName }) as FastifyBaseLogger,
     // Internal API fields such as key_id arrive as strings or numbers, as Grape accepts them.
@@ -38,13 +49,19 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
   const ctx: CellContext = {
     model,
     cell: cellName,
+    cellId: cell.id,
     access: new AccessChecker(model, deps.git ?? createGitInspector()),
     hookLog: deps.hookLog ?? new HookLog(),
+    sessions: deps.sessions ?? new SessionStore(),
+    tokens: deps.tokens ?? new TokenStore(),
     shellKey: deps.shellKey,
     workhorseKey: deps.workhorseKey,
     gitalyToken: deps.gitalyToken,
   };
 
+  app.addHook('onRequest', async (_req, reply) => {
+    reply.header(CELL_HEADER, cellName);
+  });
   app.setErrorHandler(defaultErrorHandler);
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ message: '404 Not Found' }));
 
@@ -55,9 +72,10 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
       registerAllowed(internal, ctx);
       registerHooks(internal, ctx);
       registerLearn(internal, ctx);
+      registerCellsAdmin(internal, ctx);
     },
     { prefix: '/api/v4/internal' },
   );
-  app.register(async (tunnels) => registerPreauth(tunnels, ctx));
+  app.register(async (pages) => registerDispatcher(pages, ctx));
   return app;
 }

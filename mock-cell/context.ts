@@ -1,6 +1,8 @@
 import type { JwtKey } from '../lib/jwt.js';
 import type { AccessChecker } from './access.js';
 import type { HookLog } from './hook-log.js';
+import type { SessionStore } from './sessions.js';
+import type { TokenStore } from './tokens.js';
 import type { TopologyModel } from './topology.js';
 
 /** What the routes of one cell's app share. */
@@ -8,8 +10,14 @@ export interface CellContext {
   model: TopologyModel;
   /** This app's cell name. */
   cell: string;
+  /** This app's cell id (the `c` of its tokens, the prefix of its sessions). */
+  cellId: number;
   access: AccessChecker;
   hookLog: HookLog;
+  /** Shared by every cell of the process. */
+  sessions: SessionStore;
+  /** Shared by every cell of the process. */
+  tokens: TokenStore;
   shellKey: JwtKey;
   workhorseKey: JwtKey;
   gitalyToken: string;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { learn, pathSegments } from './learn.js';
+import { learn } from './learn.js';
 import { CELLS, demoModel, shellHeaders, testApp } from './test/fixtures.js';
 
 const model = demoModel();
@@ -32,7 +32,9 @@ describe('learn answers', () => {
     ]) {
       expect(learn(model, p)).toMatchObject({ path: '/my-company', cell: 'cell_eu0', source: 'routable' });
     }
-    expect(pathSegments('/a/b.git/info/refs?service=git-upload-pack')).toEqual(['a', 'b']);
+    expect(learn(model, '/my-company/my-project.git/info/refs?service=git-upload-pack').path).toBe(
+      '/my-company',
+    );
   });
 
   it('answers with the canonical case of the namespace', () => {
@@ -40,7 +42,7 @@ describe('learn answers', () => {
   });
 
   it('routes organization paths by the organization', () => {
-    expect(learn(model, '/organizations/my-organization/groups/new')).toEqual({
+    expect(learn(model, '/organizations/my-organization/projects')).toEqual({
       path: '/organizations/my-organization',
       cell: 'cell_eu0',
       source: 'routable',
@@ -97,7 +99,7 @@ describe('learn answers', () => {
       cell: 'cell_us0',
       source: 'fallback',
       exact: true,
-      cache_ttl: 60,
+      cache_ttl: 0,
     });
   });
 

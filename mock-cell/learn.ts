@@ -1,30 +1,31 @@
+import { normalizePath } from './routing/spec.js';
+import { matchRoute, type RouteMatch } from './routing/table.js';
 import type { TopologyModel } from './topology.js';
+import type { TopologyProject } from './topology-types.js';
 
 /**
  * Answers of `GET /api/v4/internal/cells/learn` (contracts.md "Learn answers"): which cell owns a
  * path, under which prefix the router may cache that, and for how long. Every cell answers for every
- * path: routes are shared.
+ * path: routes are shared. The path is decoded as Rails decodes it (route table, dotted names, one
+ * format suffix where the route accepts one); topology fixed routes win over the route table.
  */
 export interface LearnAnswer {
   path: string;
   cell: string;
   source: 'routable' | 'fixed' | 'fallback';
   exact?: true;
+  /** Seconds the router may cache the answer; 0 = do not cache. */
   cache_ttl: number;
 }
 
-export const CACHE_TTL = { routable: 300, fixed: 3600, fallback: 60 } as const;
-
-/**
- * Splits a path into segments: drops the query, empty segments, and everything from the first
- * segment ending in `.git` on (`/ns/p.git/info/refs` → `ns`, `p`).
- */
-export function pathSegments(pathInfo: string): string[] {
-  const segments = (pathInfo.split(/[?#]/)[0] ?? '').split('/').filter((s) => s !== '');
-  const gitAt = segments.findIndex((s) => s.endsWith('.git') && s.length > 4);
-  if (gitAt === -1) return segments;
-  return [...segments.slice(0, gitAt), (segments[gitAt] as string).slice(0, -4)];
-}
+export const CACHE_TTL = {
+  routable: 300,
+  fixed: 3600,
+  /** Unknown routes and unknown entities, sent to the legacy cell. */
+  fallback: 60,
+  /** Routes whose cell depends on the session or token, not on the path. */
+  session: 0,
+} as const;
 
 function fixedRoute(model: TopologyModel, path: string): LearnAnswer | undefined {
   const candidates = model
@@ -42,36 +43,81 @@ function fixedRoute(model: TopologyModel, path: string): LearnAnswer | undefined
   };
 }
 
-function routable(path: string, cell: string): LearnAnswer {
-  return { path, cell, source: 'routable', cache_ttl: CACHE_TTL.routable };
+const routable = (path: string, cell: string): LearnAnswer => ({
+  path,
+  cell,
+  source: 'routable',
+  cache_ttl: CACHE_TTL.routable,
+});
+
+/** The path does not decide the cell: the legacy cell answers. */
+function fallback(model: TopologyModel, path: string, exact: boolean, ttl: number): LearnAnswer {
+  return {
+    path,
+    cell: model.legacyCell().name,
+    source: 'fallback',
+    ...(exact ? { exact: true as const } : {}),
+    cache_ttl: ttl,
+  };
 }
 
-/**
- * Unknown paths go to the legacy cell. The answer covers the smallest prefix that names the unknown
- * entity (`/<segment>` or `/organizations/<org>`); the root and `/-/…` paths are answered exactly so
- * they never shadow other routes.
- */
-function fallback(model: TopologyModel, segments: string[]): LearnAnswer {
-  const cell = model.legacyCell().name;
-  const base = { cell, source: 'fallback' as const, cache_ttl: CACHE_TTL.fallback };
-  const [first, second] = segments;
-  if (first === undefined || first === '-') return { path: `/${segments.join('/')}`, exact: true, ...base };
-  if (first === 'organizations' && second !== undefined) return { path: `/organizations/${second}`, ...base };
-  return { path: `/${first}`, ...base };
+/** The project an API `:id` names: a numeric id or a full path (`my-company%2Fmy-project`). */
+export function projectByApiId(model: TopologyModel, id: string): TopologyProject | undefined {
+  return /^\d+$/.test(id) ? model.projectById(Number(id)) : model.projectByPath(id);
 }
 
-export function learn(model: TopologyModel, pathInfo: string): LearnAnswer {
-  const segments = pathSegments(pathInfo);
-  const path = `/${segments.join('/')}`;
+/** Answer for a path a route owns through one of its parameters. */
+function byOwner(model: TopologyModel, m: RouteMatch): LearnAnswer {
+  const owner = m.route.owner;
+  switch (owner.by) {
+    case 'legacy':
+      return {
+        path: m.canonicalPath,
+        cell: model.legacyCell().name,
+        source: 'fixed',
+        cache_ttl: CACHE_TTL.fixed,
+      };
+    case 'session':
+      return fallback(model, m.canonicalPath, true, CACHE_TTL.session);
+    case 'namespace':
+    case 'organization':
+    case 'project': {
+      const [start, end] = m.offsets[owner.param] as readonly [number, number];
+      const before = m.path.slice(0, start);
+      const value = m.params[owner.param] as string;
+      if (owner.by === 'project') {
+        const project = projectByApiId(model, value);
+        const prefix = m.path.slice(0, end);
+        return project
+          ? routable(prefix, model.cellOfProject(project).name)
+          : fallback(model, prefix, false, CACHE_TTL.fallback);
+      }
+      if (owner.by === 'organization') {
+        const org = model.organization(value);
+        return org
+          ? routable(`${before}${org.path}`, org.cell)
+          : fallback(model, `${before}${m.raw[owner.param]}`, false, CACHE_TTL.fallback);
+      }
+      const top = value.split('/')[0] as string;
+      const ns = model.namespace(top);
+      return ns
+        ? routable(`${before}${ns.path}`, model.cellOfNamespace(ns).name)
+        : fallback(
+            model,
+            `${before}${(m.raw[owner.param] as string).split('/')[0]}`,
+            false,
+            CACHE_TTL.fallback,
+          );
+    }
+  }
+}
+
+/** Which cell owns `pathInfo` for `method` (routes of other methods count when none of it matches). */
+export function learn(model: TopologyModel, pathInfo: string, method = 'GET'): LearnAnswer {
+  const match = matchRoute(method, pathInfo, { anyVerb: true });
+  const path = match ? match.canonicalPath : normalizePath(pathInfo);
   const fixed = fixedRoute(model, path);
   if (fixed) return fixed;
-  const [first, second] = segments;
-  if (first === 'organizations' && second !== undefined) {
-    const org = model.organization(second);
-    if (org) return routable(`/organizations/${org.path}`, org.cell);
-  } else if (first !== undefined) {
-    const ns = model.namespace(first);
-    if (ns) return routable(`/${ns.path}`, model.cellOfNamespace(ns).name);
-  }
-  return fallback(model, segments);
+  if (!match) return fallback(model, path, true, CACHE_TTL.fallback);
+  return byOwner(model, match);
 }

@@ -4,6 +4,8 @@ import { jwtKey } from '../lib/jwt.js';
 import { readSecretFile } from '../lib/secrets.js';
 import { buildCellApp, type CellAppDeps } from './app.js';
 import { checkListenCells, type ListenEntry, loadMockCellConfig, type MockCellConfig } from './config.js';
+import { SessionStore } from './sessions.js';
+import { TokenStore } from './tokens.js';
 import { loadTopologyFile, type TopologyModel } from './topology.js';
 
 /** Start-up of a mock-cell process: config → topology → secrets, then one listening app per cell. */
@@ -53,9 +55,15 @@ export async function startCells(
 ): Promise<RunningCells> {
   const apps: FastifyInstance[] = [];
   const cells: ServedCell[] = [];
+  // The cells of one process share users' sessions and tokens, as they share the model.
+  const shared: CellAppDeps = {
+    ...deps,
+    sessions: deps.sessions ?? new SessionStore(),
+    tokens: deps.tokens ?? new TokenStore(),
+  };
   try {
     for (const entry of listen) {
-      const app = buildCellApp(model, entry.cell, deps);
+      const app = buildCellApp(model, entry.cell, shared);
       apps.push(app);
       await app.listen({ host: entry.host, port: entry.port });
       cells.push({ cell: entry.cell, url: urlOf(app.server.address() as AddressInfo) });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { hashedRepoPath, resolveInStorage } from '../lib/repo-path.js';
-import { BadRequest, TopologyInvalid } from './errors.js';
+import { BadRequest, NotFound, TopologyInvalid } from './errors.js';
 import type {
   FixedRoute,
   Topology,
@@ -82,6 +82,23 @@ export class TopologyModel {
     return this.#namespaces.get(path.toLowerCase());
   }
 
+  namespaceById(id: number): TopologyNamespace | undefined {
+    return this.#t.namespaces.find((n) => n.id === id);
+  }
+
+  organizationOf(ns: TopologyNamespace): TopologyOrganization {
+    return this.organization(ns.organization) as TopologyOrganization;
+  }
+
+  /** Namespaces of an organization, in topology order. */
+  namespacesOf(org: TopologyOrganization): TopologyNamespace[] {
+    return this.#t.namespaces.filter((n) => n.organization.toLowerCase() === org.path.toLowerCase());
+  }
+
+  projects(): readonly TopologyProject[] {
+    return this.#t.projects;
+  }
+
   /** `ns/project` (no leading slash, no `.git`). */
   projectByPath(fullPath: string): TopologyProject | undefined {
     return this.#projectsByPath.get(fullPath.toLowerCase());
@@ -136,6 +153,11 @@ export class TopologyModel {
     return this.#cells.get(org.cell) as TopologyCell;
   }
 
+  /** The user's default organization. */
+  defaultOrganizationOf(user: TopologyUser): TopologyOrganization {
+    return this.organization(user.defaultOrganization) as TopologyOrganization;
+  }
+
   cellOfNamespace(ns: TopologyNamespace): TopologyCell {
     return this.cellOfOrganization(this.organization(ns.organization) as TopologyOrganization);
   }
@@ -154,22 +176,38 @@ export class TopologyModel {
     return root === undefined ? undefined : resolveInStorage(root, hashedRepoPath(project.id));
   }
 
+  /** Projects of every namespace of an organization. */
+  projectsOf(org: TopologyOrganization): TopologyProject[] {
+    const namespaces = new Set(this.namespacesOf(org).map((n) => n.path.toLowerCase()));
+    return this.#t.projects.filter((p) => namespaces.has(p.namespace.toLowerCase()));
+  }
+
   /**
-   * Moves an organization (and every namespace and project in it) to another cell. Refused when the
-   * target cell lacks a storage one of the moved projects uses.
+   * Checks a move of an organization to another cell without doing it: the organization and the
+   * cell exist and the cell has every storage the organization's projects use (else BadRequest /
+   * NotFound). Returns what moves.
    */
-  moveOrganization(orgPath: string, cellName: string): void {
+  planOrganizationMove(
+    orgPath: string,
+    cellName: string,
+  ): { org: TopologyOrganization; from: TopologyCell; to: TopologyCell; projects: TopologyProject[] } {
     const org = this.organization(orgPath);
-    if (!org) throw BadRequest(`no organization with path "${orgPath}"`);
-    const cell = this.cell(cellName);
-    if (!cell) throw BadRequest(`no cell named "${cellName}"`);
-    for (const p of this.#t.projects) {
-      if (this.namespaceOf(p).organization.toLowerCase() !== org.path.toLowerCase()) continue;
-      if (!(p.storage in cell.gitaly.storages)) {
-        throw BadRequest(`cell "${cell.name}" has no storage "${p.storage}" for project ${this.fullPath(p)}`);
+    if (!org) throw NotFound(`no organization with path "${orgPath}"`);
+    const to = this.cell(cellName);
+    if (!to) throw BadRequest(`no cell named "${cellName}"`);
+    const projects = this.projectsOf(org);
+    for (const p of projects) {
+      if (!(p.storage in to.gitaly.storages)) {
+        throw BadRequest(`cell "${to.name}" has no storage "${p.storage}" for project ${this.fullPath(p)}`);
       }
     }
-    org.cell = cell.name;
+    return { org, from: this.cellOfOrganization(org), to, projects };
+  }
+
+  /** Moves an organization (and every namespace and project in it) to another cell, in the model only. */
+  moveOrganization(orgPath: string, cellName: string): void {
+    const { org, to } = this.planOrganizationMove(orgPath, cellName);
+    org.cell = to.name;
   }
 }
 

@@ -146,12 +146,17 @@ describe('internal API endpoints', () => {
   });
 
   it('answers everything else with 404 {"message":"404 Not Found"}', async () => {
-    for (const url of ['/', '/my-company/my-project', '/api/v4/projects', '/api/v4/internal/nope']) {
+    for (const url of [
+      '/-/nope',
+      '/my-company/my-project/-/nope',
+      '/api/v4/projects',
+      '/api/v4/internal/nope',
+    ]) {
       const res = await app.inject({ url, headers: await shellHeaders() });
       expect(res.statusCode, url).toBe(404);
       expect(res.json()).toEqual({ message: '404 Not Found' });
     }
-    const post = await app.inject({ method: 'POST', url: '/my-company/my-project.git/git-upload-pack' });
+    const post = await app.inject({ method: 'POST', url: '/my-company/my-project.git/git-upload-archive' });
     expect(post.statusCode).toBe(404);
     expect(post.json()).toEqual({ message: '404 Not Found' });
   });

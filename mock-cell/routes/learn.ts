@@ -15,6 +15,6 @@ export function registerLearn(scope: FastifyInstance, ctx: CellContext): void {
         },
       },
     },
-    async (req) => learn(ctx.model, req.query.path_info),
+    async (req) => learn(ctx.model, req.query.path_info, req.query.method || 'GET'),
   );
 }

@@ -1,26 +1,19 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SHELL_HEADER, verifyShellJwt, verifyWorkhorseJwt, WORKHORSE_HEADER } from '../../lib/jwt.js';
 import type { GitAction } from '../access.js';
 import { ANY_CHANGES } from '../changes.js';
-import type { CellContext } from '../context.js';
 import { actorFromGlId } from '../identity.js';
 import { workhorsePayload } from '../payloads.js';
+import type { PageHandler } from '../web/pages.js';
 import { CELL_REDIRECT_HEADER } from './errors.js';
 
 /**
  * Workhorse pre-authorization of the SSH tunnel routes (Rails' git_http controller):
- * `POST /<ns>/<project>.git/ssh-upload-pack|ssh-receive-pack|ssh-upload-archive`, no body.
+ * `POST /<ns>/<project>.git/ssh-upload-pack|ssh-receive-pack|ssh-upload-archive`, no body. The
+ * routes are in the route table (`routing/table.ts`); the dispatcher calls these handlers.
  */
 
 export const WORKHORSE_CONTENT_TYPE = 'application/vnd.gitlab-workhorse+json';
-
-const PREAUTH_PATH = /^\/(.+)\.git\/(ssh-upload-pack|ssh-receive-pack|ssh-upload-archive)$/;
-
-const ACTIONS: Record<string, GitAction> = {
-  'ssh-upload-pack': 'git-upload-pack',
-  'ssh-receive-pack': 'git-receive-pack',
-  'ssh-upload-archive': 'git-upload-archive',
-};
 
 function headerValue(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];
@@ -37,15 +30,10 @@ function remoteIp(req: FastifyRequest): string | undefined {
   return forwarded || req.ip || undefined;
 }
 
-export function registerPreauth(scope: FastifyInstance, ctx: CellContext): void {
-  // Pre-authorization requests carry no body; accept (and ignore) any content type.
-  scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
-
-  scope.post('/*', async (req, reply) => {
-    const m = PREAUTH_PATH.exec(req.url.split('?')[0] ?? '');
-    if (!m) return reply.callNotFound();
-    const [, repoPath, route] = m as unknown as [string, string, string];
+/** The handler of one tunnel route: `route` is the path's last segment, e.g. `ssh-upload-pack`. */
+function preauth(route: string, action: GitAction): PageHandler {
+  return async (req, reply, m, ctx) => {
+    const repoPath = `${m.params.namespace_id}/${m.params.repository_path}`;
 
     const workhorse = await verifyWorkhorseJwt(ctx.workhorseKey, headerValue(req, WORKHORSE_HEADER));
     if (!workhorse.ok) {
@@ -61,7 +49,7 @@ export function registerPreauth(scope: FastifyInstance, ctx: CellContext): void 
 
     const decision = await ctx.access.check({
       cell: ctx.cell,
-      action: ACTIONS[route] as GitAction,
+      action,
       actor,
       project: { path: repoPath },
       changes: ANY_CHANGES,
@@ -87,5 +75,11 @@ export function registerPreauth(scope: FastifyInstance, ctx: CellContext): void 
           .send(Buffer.from(JSON.stringify(payload)));
       }
     }
-  });
+  };
 }
+
+export const PREAUTH_HANDLERS = {
+  ssh_upload_pack: preauth('ssh-upload-pack', 'git-upload-pack'),
+  ssh_receive_pack: preauth('ssh-receive-pack', 'git-receive-pack'),
+  ssh_upload_archive: preauth('ssh-upload-archive', 'git-upload-archive'),
+} satisfies Record<string, PageHandler>;

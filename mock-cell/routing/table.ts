@@ -1,0 +1,292 @@
+import {
+  type CompiledSpec,
+  type Constraints,
+  compileSpec,
+  matchSpec,
+  normalizePath,
+  type SpecMatch,
+} from './spec.js';
+
+/**
+ * The mock cell's route table, in Rails' order (first match wins). It drives three things, so they
+ * cannot drift apart: the page/API dispatcher, `cells/learn` (who owns a path) and the route
+ * snapshot. Routes marked `fastify` are the internal API, registered as Fastify routes (a test
+ * checks both lists agree).
+ */
+
+export type Verb = 'GET' | 'POST' | 'DELETE';
+
+/** Who owns the requests of a route, for `cells/learn`. */
+export type Owner =
+  /** The cell of the top-level namespace: the first segment of `param`. */
+  | { by: 'namespace'; param: string }
+  | { by: 'organization'; param: string }
+  /** The cell of the project `param` names: numeric id or URL-encoded full path (API `:id`). */
+  | { by: 'project'; param: string }
+  /** Pinned to the legacy cell. */
+  | { by: 'legacy' }
+  /** Any cell can answer; which one should depends on the session or token, not on the path. */
+  | { by: 'session' };
+
+export interface RouteDef {
+  /** Stable name; page routes are dispatched to the handler of this name. */
+  name: string;
+  verb: Verb;
+  spec: string;
+  owner: Owner;
+  /** Extra parameter constraints (names of PARAM_CONSTRAINTS entries) for this route only. */
+  constraints?: Readonly<Record<string, keyof typeof PATH_PATTERNS>>;
+  /** `pages`: the dispatcher of this cell; `fastify`: a Fastify route of the internal API. */
+  served: 'pages' | 'fastify';
+  /** Test-only routes are left out of the route snapshot, as GitLab's generator does. */
+  testOnly?: true;
+}
+
+const namespace = (param: string): Owner => ({ by: 'namespace', param });
+const organization: Owner = { by: 'organization', param: 'organization_path' };
+const session: Owner = { by: 'session' };
+
+const PROJECT = '/*namespace_id/:project_id';
+const REPOSITORY = '/*namespace_id/:repository_path';
+
+/** Page and API routes of a cell (the dispatcher's), then the internal API (Fastify's). */
+export const ROUTES: readonly RouteDef[] = [
+  { name: 'root', verb: 'GET', spec: '/', owner: session, served: 'pages' },
+  { name: 'dashboard', verb: 'GET', spec: '/dashboard(.:format)', owner: session, served: 'pages' },
+  { name: 'admin', verb: 'GET', spec: '/admin(.:format)', owner: { by: 'legacy' }, served: 'pages' },
+  { name: 'sign_in_form', verb: 'GET', spec: '/users/sign_in(.:format)', owner: session, served: 'pages' },
+  { name: 'sign_in', verb: 'POST', spec: '/users/sign_in(.:format)', owner: session, served: 'pages' },
+  { name: 'sign_out', verb: 'POST', spec: '/users/sign_out(.:format)', owner: session, served: 'pages' },
+  {
+    name: 'organization_dashboard',
+    verb: 'GET',
+    spec: '/organizations/:organization_path/-/dashboard(.:format)',
+    owner: organization,
+    served: 'pages',
+  },
+  {
+    name: 'organization_projects',
+    verb: 'GET',
+    spec: '/organizations/:organization_path/projects(.:format)',
+    owner: organization,
+    served: 'pages',
+  },
+  {
+    name: 'organization',
+    verb: 'GET',
+    spec: '/organizations/:organization_path(.:format)',
+    owner: organization,
+    served: 'pages',
+  },
+  { name: 'api_user', verb: 'GET', spec: '/api/:version/user(.:format)', owner: session, served: 'pages' },
+  {
+    name: 'api_user_personal_access_tokens',
+    verb: 'POST',
+    spec: '/api/:version/user/personal_access_tokens(.:format)',
+    owner: session,
+    served: 'pages',
+  },
+  {
+    name: 'api_user_runners',
+    verb: 'POST',
+    spec: '/api/:version/user/runners(.:format)',
+    owner: session,
+    served: 'pages',
+  },
+  {
+    name: 'api_users_personal_access_tokens',
+    verb: 'POST',
+    spec: '/api/:version/users/:user_id/personal_access_tokens(.:format)',
+    owner: session,
+    served: 'pages',
+  },
+  {
+    name: 'api_runners_verify',
+    verb: 'POST',
+    spec: '/api/:version/runners/verify(.:format)',
+    owner: session,
+    served: 'pages',
+  },
+  {
+    name: 'api_project',
+    verb: 'GET',
+    spec: '/api/:version/projects/:id(.:format)',
+    owner: { by: 'project', param: 'id' },
+    served: 'pages',
+  },
+  {
+    name: 'git_info_refs',
+    verb: 'GET',
+    spec: `${REPOSITORY}/info/refs`,
+    owner: namespace('namespace_id'),
+    served: 'pages',
+  },
+  {
+    name: 'git_upload_pack',
+    verb: 'POST',
+    spec: `${REPOSITORY}/git-upload-pack`,
+    owner: namespace('namespace_id'),
+    served: 'pages',
+  },
+  {
+    name: 'git_receive_pack',
+    verb: 'POST',
+    spec: `${REPOSITORY}/git-receive-pack`,
+    owner: namespace('namespace_id'),
+    served: 'pages',
+  },
+  {
+    name: 'ssh_upload_pack',
+    verb: 'POST',
+    spec: `${REPOSITORY}/ssh-upload-pack`,
+    owner: namespace('namespace_id'),
+    served: 'pages',
+  },
+  {
+    name: 'ssh_receive_pack',
+    verb: 'POST',
+    spec: `${REPOSITORY}/ssh-receive-pack`,
+    owner: namespace('namespace_id'),
+    served: 'pages',
+  },
+  {
+    name: 'ssh_upload_archive',
+    verb: 'POST',
+    spec: `${REPOSITORY}/ssh-upload-archive`,
+    owner: namespace('namespace_id'),
+    served: 'pages',
+  },
+  { name: 'repository', verb: 'GET', spec: REPOSITORY, owner: namespace('namespace_id'), served: 'pages' },
+  {
+    name: 'project_issue',
+    verb: 'GET',
+    spec: `${PROJECT}/-/issues/:id(.:format)`,
+    owner: namespace('namespace_id'),
+    served: 'pages',
+  },
+  {
+    name: 'project_issues',
+    verb: 'GET',
+    spec: `${PROJECT}/-/issues(.:format)`,
+    owner: namespace('namespace_id'),
+    served: 'pages',
+  },
+  {
+    name: 'project',
+    verb: 'GET',
+    spec: `${PROJECT}(.:format)`,
+    owner: namespace('namespace_id'),
+    served: 'pages',
+  },
+  {
+    name: 'namespace',
+    verb: 'GET',
+    spec: '/*id(.:format)',
+    owner: namespace('id'),
+    constraints: { id: 'namespace' },
+    served: 'pages',
+  },
+  internal('GET', '/check'),
+  internal('GET', '/authorized_keys'),
+  internal('GET', '/discover'),
+  internal('POST', '/allowed'),
+  internal('POST', '/pre_receive'),
+  internal('POST', '/post_receive'),
+  internal('GET', '/cells/learn'),
+  internal('GET', '/cells/routes_snapshot'),
+  internal('POST', '/admin/organizations/:path/move'),
+  { ...internal('GET', '/_test/hook-calls'), testOnly: true },
+];
+
+/** A route of the internal API (`/api/v4/internal/…`, shell JWT), served by Fastify. */
+function internal(verb: Verb, path: string): RouteDef {
+  return {
+    name: `internal ${verb} ${path}`,
+    verb,
+    spec: `/api/:version/internal${path}`,
+    owner: session,
+    served: 'fastify',
+  };
+}
+
+/**
+ * Top-level words a namespace can never be (GitLab's TOP_LEVEL_ROUTES): the first literal segment
+ * of every route here plus GitLab routes this mock does not serve. A path under one of them never
+ * names a namespace, so `/api/unknown` is an unknown route, not the namespace `api`.
+ */
+export const RESERVED_TOP_LEVEL: readonly string[] = [
+  ...new Set([
+    ...ROUTES.map((r) => /^\/([a-z_-]+)(?=\/|\(|$)/.exec(r.spec)?.[1]).filter(
+      (w): w is string => w !== undefined,
+    ),
+    ...['-', 'explore', 'groups', 'help', 'projects', 'search', 'uploads', 'assets', 'oauth', 'jwt', 'v2'],
+  ]),
+].sort();
+
+const SEGMENT = '[A-Za-z0-9_.][A-Za-z0-9_.-]*?';
+const TOP_SEGMENT = `(?!(?:${RESERVED_TOP_LEVEL.map((w) => w.replace(/[-]/g, '\\-')).join('|')})(?:[/.]|$))${SEGMENT}(?<!\\.git)`;
+
+/** GitLab's path constraints (Gitlab::PathRegex), as regex sources. */
+export const PATH_PATTERNS = {
+  /** A full namespace path: a non-reserved top-level segment, then any nested segments. */
+  namespace: `${TOP_SEGMENT}(?:/${SEGMENT}(?<!\\.git))*?`,
+  project: `${SEGMENT}(?<!\\.git)`,
+  repository: `${SEGMENT}\\.git`,
+  segment: SEGMENT,
+  version: 'v4',
+} as const;
+
+/** Constraints every route applies by parameter name, as GitLab's routes do. */
+const PARAM_CONSTRAINTS: Constraints = {
+  namespace_id: PATH_PATTERNS.namespace,
+  project_id: PATH_PATTERNS.project,
+  repository_path: PATH_PATTERNS.repository,
+  organization_path: PATH_PATTERNS.segment,
+  version: PATH_PATTERNS.version,
+};
+
+export interface CompiledRoute {
+  route: RouteDef;
+  compiled: CompiledSpec;
+}
+
+export const COMPILED_ROUTES: readonly CompiledRoute[] = ROUTES.map((route) => ({
+  route,
+  compiled: compileSpec(route.spec, {
+    ...PARAM_CONSTRAINTS,
+    ...Object.fromEntries(Object.entries(route.constraints ?? {}).map(([k, v]) => [k, PATH_PATTERNS[v]])),
+  }),
+}));
+
+export interface RouteMatch extends SpecMatch {
+  route: RouteDef;
+  /** The normalized path the route matched. */
+  path: string;
+  /** The normalized path without the format suffix (`/john.doe.json` → `/john.doe`). */
+  canonicalPath: string;
+}
+
+/**
+ * The first route of `verb` matching the path (HEAD matches GET routes). With `anyVerb`, a path
+ * no route of `verb` matches may match a route of another verb (learn classifies paths, whatever
+ * the method).
+ */
+export function matchRoute(
+  verb: string,
+  pathInfo: string,
+  opts: { anyVerb?: boolean } = {},
+): RouteMatch | undefined {
+  const path = normalizePath(pathInfo);
+  const wanted = verb.toUpperCase() === 'HEAD' ? 'GET' : verb.toUpperCase();
+  const find = (pred: (r: RouteDef) => boolean) => {
+    for (const { route, compiled } of COMPILED_ROUTES) {
+      if (!pred(route)) continue;
+      const m = matchSpec(compiled, path);
+      if (!m) continue;
+      const canonicalPath = m.format === undefined ? path : path.slice(0, -(m.format.length + 1));
+      return { ...m, route, path, canonicalPath };
+    }
+    return undefined;
+  };
+  return find((r) => r.verb === wanted) ?? (opts.anyVerb ? find(() => true) : undefined);
+}

@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['**/*.test.ts'],
     exclude: ['node_modules/**', 'dist/**'],
     testTimeout: 60_000,
-    hookTimeout: 120_000,
+    hookTimeout: 240_000,
     // End-to-end suites start whole stacks of processes; two cores cannot run many at once.
     maxWorkers: 2,
     fileParallelism: true,

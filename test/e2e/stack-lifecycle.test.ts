@@ -35,5 +35,5 @@ describe('npm start stack', () => {
       await Promise.all([a.stop(), b.stop()]);
       expect(await eventually(() => pids.every((p) => !isAlive(p)), 5_000)).toBe(true);
     }
-  });
+  }, 420_000);
 });

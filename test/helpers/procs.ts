@@ -46,7 +46,9 @@ export function descendants(pid: number, procs = listProcesses()): Proc[] {
  */
 export function gitChildrenOf(pids: number[]): Proc[] {
   const procs = listProcesses();
-  return pids.flatMap((pid) => descendants(pid, procs)).filter((p) => p.comm.startsWith('git') && p.state !== 'Z');
+  return pids
+    .flatMap((pid) => descendants(pid, procs))
+    .filter((p) => p.comm.startsWith('git') && p.state !== 'Z');
 }
 
 /** Polls until `check` returns true or the time is up; returns the last result. */

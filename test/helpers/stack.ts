@@ -99,7 +99,7 @@ export async function startStack(
   child.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
   child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
   const stackJsonPath = join(dataDir, 'stack.json');
-  const deadline = Date.now() + (opts.timeoutMs ?? 90_000);
+  const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
   while (!existsSync(stackJsonPath)) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');

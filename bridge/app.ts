@@ -175,7 +175,7 @@ export async function buildBridge(config: Readonly<BridgeConfig>, deps: BridgeDe
     async close() {
       if (closing) return;
       closing = true;
-      await listener.stopAccepting();
+      listener.stopAccepting();
       for (const session of sessions) session.close();
       h1.closeIdleConnections();
       await waitIdle(config.shutdownGraceMs);

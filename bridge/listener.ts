@@ -70,12 +70,9 @@ export class ProtocolListener {
     });
   }
 
-  /** Stops accepting; existing connections stay. */
-  stopAccepting(): Promise<void> {
-    return new Promise((resolve) => {
-      if (!this.server.listening) resolve();
-      else this.server.close(() => resolve());
-    });
+  /** Stops accepting at once; existing connections stay until they end or `destroyAll()`. */
+  stopAccepting(): void {
+    if (this.server.listening) this.server.close();
   }
 
   get connections(): number {

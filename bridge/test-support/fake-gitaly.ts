@@ -17,6 +17,8 @@ export interface RecordedCall {
   exited: Promise<void>;
   /** stdout+stderr bytes handed to grpc-js so far. */
   bytesSent: number;
+  /** The client cancelled the call. */
+  cancelled: boolean;
 }
 
 /** Replaces git for one repository: run this argv instead (e.g. `['cat']` for an echo). */
@@ -86,6 +88,7 @@ export async function startFakeGitaly(opts: { storage: string; token: string }):
         first,
         child,
         bytesSent: 0,
+        cancelled: false,
         exited: new Promise((resolve) => child.once('close', () => resolve())),
       };
       calls.push(record);
@@ -134,7 +137,10 @@ function pump(call: Call, child: ChildProcess, rpc: string, record: RecordedCall
     }
   });
   call.on('end', () => stdin.end());
-  call.on('cancelled', () => child.kill('SIGKILL'));
+  call.on('cancelled', () => {
+    record.cancelled = true;
+    child.kill('SIGKILL');
+  });
   const send = (field: 'stdout' | 'stderr') => (chunk: Buffer) => {
     if (field === 'stderr') stderrText += chunk.toString('utf8');
     record.bytesSent += chunk.length;

@@ -77,6 +77,7 @@ describe('time limits', () => {
     expect(t.received().toString()).toBe('aInternal Server Error: no data in either direction for 300 ms\n');
     const call = h.gitaly.calls.find((c) => c.metadata['x-gitlab-correlation-id'] === 'idle-compat');
     await call?.exited;
+    expect(call?.cancelled).toBe(true);
     expect(b.logs.tunnels().at(-1)).toMatchObject({ outcome: 'policy', error_code: 'BRIDGE_IDLE_TIMEOUT' });
   });
 

@@ -35,7 +35,9 @@ describe('metrics listener', () => {
   it('counts tunnels by route and outcome, bytes, durations, pre-auth latency and Gitaly errors', async () => {
     const b = await h.startBridge();
     const token = await h.token();
-    const ok = openTunnel('h2', b.url, '/echo/cat.git/ssh-upload-pack', { 'gitlab-shell-api-request': token });
+    const ok = openTunnel('h2', b.url, '/echo/cat.git/ssh-upload-pack', {
+      'gitlab-shell-api-request': token,
+    });
     expect(await ok.status).toBe(200);
     ok.write('12345');
     await ok.waitFor((buf) => buf.length === 5);
@@ -46,7 +48,9 @@ describe('metrics listener', () => {
     const rejected = openTunnel('h1', b.url, '/echo/cat.git/ssh-receive-pack', {});
     expect(await rejected.status).toBe(404);
     await rejected.done;
-    const failed = openTunnel('h1', b.url, '/echo/fail.git/ssh-upload-pack', { 'gitlab-shell-api-request': token });
+    const failed = openTunnel('h1', b.url, '/echo/fail.git/ssh-upload-pack', {
+      'gitlab-shell-api-request': token,
+    });
     await failed.done;
 
     const text = await scrape(b);
@@ -58,9 +62,13 @@ describe('metrics listener', () => {
     expect(sample(text, 'bridge_tunnel_bytes_total', { route: 'ssh_upload_pack', direction: 'out' })).toBe(
       5 + 'Internal Server Error\n'.length,
     );
-    expect(sample(text, 'bridge_tunnel_duration_seconds_count', { route: 'ssh_upload_pack', outcome: 'ok' })).toBe(1);
+    expect(
+      sample(text, 'bridge_tunnel_duration_seconds_count', { route: 'ssh_upload_pack', outcome: 'ok' }),
+    ).toBe(1);
     expect(sample(text, 'bridge_preauth_duration_seconds_count', { status: '200' })).toBe(2);
-    expect(sample(text, 'bridge_gitaly_errors_total', { route: 'ssh_upload_pack', code: 'INTERNAL' })).toBe(1);
+    expect(sample(text, 'bridge_gitaly_errors_total', { route: 'ssh_upload_pack', code: 'INTERNAL' })).toBe(
+      1,
+    );
     // Its own registry: nothing lands in prom-client's global one.
     expect(await register.metrics()).not.toContain('bridge_tunnels_total');
   });

@@ -25,7 +25,7 @@ import {
   sshCommandLine,
   startOpenSsh,
 } from './openssh.js';
-import { type BenchOptions, parseArgs, USAGE, UsageError, type WorkloadId } from './options.js';
+import { type BenchOptions, parseArgs, USAGE, UsageError, WORKLOADS, type WorkloadId } from './options.js';
 import { FailureLog, type Outcome, okValue } from './outcome.js';
 import { describeFailure, killTracked, run } from './proc.js';
 import { renderProfiles, summarizeProfiles } from './profile.js';
@@ -511,8 +511,13 @@ function errorOf(o: Outcome<unknown>): string {
   return o.ok ? 'unknown error' : o.error;
 }
 
+/**
+ * Full runs of every workload write `latest.*` and a dated copy; quick runs `quick-latest.*` and
+ * partial runs (`--only`) `partial-latest.*` (both ignored by git), so neither replaces the last full result.
+ */
 async function writeResults(
   results: BenchResults,
+  complete: boolean,
   markdown: string,
   profile: string | undefined,
 ): Promise<string[]> {
@@ -520,9 +525,11 @@ async function writeResults(
   const json = `${JSON.stringify({ ...results, profile }, null, 2)}\n`;
   const md = `${markdown}${profile ? `\n**CPU profiles** (\`--profile\`)\n\n${profile}` : ''}`;
   const names =
-    results.mode === 'full'
-      ? ['latest', `${results.run.date.slice(0, 10)}-${results.run.commit.slice(0, 8)}`]
-      : ['quick-latest'];
+    results.mode === 'quick'
+      ? ['quick-latest']
+      : complete
+        ? ['latest', `${results.run.date.slice(0, 10)}-${results.run.commit.slice(0, 8)}`]
+        : ['partial-latest'];
   const written: string[] = [];
   for (const name of names) {
     await writeFile(join(RESULTS, `${name}.json`), json);
@@ -574,7 +581,7 @@ async function main(): Promise<number> {
   });
   evaluate(results);
   const markdown = renderMarkdown(results);
-  const written = await writeResults(results, markdown, profile);
+  const written = await writeResults(results, opts.only.size === WORKLOADS.length, markdown, profile);
   process.stdout.write(`\n${markdown}\n`);
   if (profile) process.stdout.write(`CPU profiles:\n\n${profile}\n`);
   process.stdout.write(

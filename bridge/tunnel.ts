@@ -93,10 +93,12 @@ export async function handleTunnel(ex: Exchange, match: TunnelMatch, ctx: Tunnel
   const shellToken = headerValue(ex.headers, SHELL_HEADER);
   const geo =
     shellToken === undefined && GEO_AUTHORIZATION.test(headerValue(ex.headers, 'authorization') ?? '');
+  let tokenGlId: string | undefined;
   if (!geo) {
     const verdict = await verifyShellJwt(ctx.shellKey, shellToken, { requireGlId: true });
     if (ex.clientGone) return access('client-gone', {});
     if (!verdict.ok) return reject('policy', 404, 'Not found', { reason: `shell token ${verdict.reason}` });
+    tokenGlId = verdict.claims.gl_id;
   }
 
   let pre: PreauthOutcome;
@@ -115,20 +117,29 @@ export async function handleTunnel(ex: Exchange, match: TunnelMatch, ctx: Tunnel
       agents: ctx.agents,
     });
   } catch (err) {
-    if (ex.clientGone) return access('client-gone', { reason: 'client went away during pre-authorization' });
+    if (ex.clientGone) {
+      return access('client-gone', { gl_id: tokenGlId, reason: 'client went away during pre-authorization' });
+    }
     ctx.metrics.preauthDuration.observe({ status: 'error' }, (performance.now() - preStarted) / 1000);
     const e = err as AppError;
-    return reject('system', 500, 'Internal Server Error\n', { reason: e.message, error_code: e.code });
+    return reject('system', 500, 'Internal Server Error\n', {
+      gl_id: tokenGlId,
+      reason: e.message,
+      error_code: e.code,
+    });
   }
   ctx.metrics.preauthDuration.observe(
     { status: pre.kind === 'authorized' ? '200' : String(pre.status) },
     (performance.now() - preStarted) / 1000,
   );
-  if (ex.clientGone) return access('client-gone', { reason: 'client went away during pre-authorization' });
+  if (ex.clientGone) {
+    return access('client-gone', { gl_id: tokenGlId, reason: 'client went away during pre-authorization' });
+  }
   if (pre.kind === 'refused') {
     ex.reject(pre.status, { ...pre.headers, [CORRELATION_HEADER]: correlationId }, pre.body);
     return access(pre.status >= 500 ? 'system' : 'policy', {
       status: pre.status,
+      gl_id: tokenGlId,
       reason: 'pre-authorization refused',
     });
   }

@@ -10,7 +10,13 @@ import {
 
 /** How the fake answers pre-authorization for one project. */
 export type Policy =
-  | { kind: 'allow'; callMetadata?: Record<string, string>; gitConfigOptions?: string[] }
+  | {
+      kind: 'allow';
+      callMetadata?: Record<string, string>;
+      gitConfigOptions?: string[];
+      gitalyAddress?: string;
+      gitalyToken?: string;
+    }
   | { kind: 'answer'; status: number; headers?: Record<string, string>; body: string | Buffer }
   | { kind: 'hang' };
 
@@ -113,8 +119,8 @@ export async function startFakeRails(opts: {
         },
         GitConfigOptions: policy.gitConfigOptions ?? [],
         GitalyServer: {
-          address: opts.gitalyAddress,
-          token: opts.gitalyToken,
+          address: policy.gitalyAddress ?? opts.gitalyAddress,
+          token: policy.gitalyToken ?? opts.gitalyToken,
           call_metadata: policy.callMetadata ?? {},
         },
       }),

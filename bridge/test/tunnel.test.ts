@@ -147,6 +147,37 @@ describe.each(['h1', 'h2'] as const)('tunnel over %s', (protocol: Protocol) => {
     expect(line).toMatchObject({ gl_id: 'key-1', outcome: 'ok' });
   });
 
+  it('answers 500 before the 200 when Rails names a Gitaly address that is not tcp://', async () => {
+    h.rails.setPolicy(`unix/${protocol}`, { kind: 'allow', gitalyAddress: 'unix:/run/gitaly.sock' });
+    const t = await open(`/unix/${protocol}.git/ssh-upload-pack`);
+    expect(await t.status).toBe(500);
+    expect(await t.done).toBe(true);
+    expect(t.received().toString()).toBe('Internal Server Error\n');
+    const line = b.logs.tunnels().find((l) => l.project === `unix/${protocol}`);
+    expect(line).toMatchObject({ outcome: 'system', error_code: 'BRIDGE_GITALY_ADDRESS' });
+    expect(String(line?.reason)).toMatch(/only tcp:\/\/host:port/);
+  });
+
+  it('reports an unreachable Gitaly in-band after the 200', async () => {
+    h.rails.setPolicy(`down/${protocol}`, { kind: 'allow', gitalyAddress: 'tcp://127.0.0.1:1' });
+    const compat = await open(`/down/${protocol}.git/ssh-upload-pack`);
+    expect(await compat.status).toBe(200);
+    expect(await compat.done).toBe(true);
+    expect(compat.received().toString()).toBe('Internal Server Error\n');
+    const framed = await open(`/down/${protocol}.git/ssh-upload-pack`, FRAMED);
+    expect(await framed.done).toBe(true);
+    const error = frames(framed.received()).find((f) => f.type === ResponseFrame.error);
+    expect(JSON.parse(error?.payload.toString() ?? '{}')).toMatchObject({ code: 'GITALY_UNAVAILABLE' });
+  });
+
+  it('reports a token Gitaly refuses as a Gitaly error', async () => {
+    h.rails.setPolicy(`badtoken/${protocol}`, { kind: 'allow', gitalyToken: 'wrong' });
+    const t = await open(`/badtoken/${protocol}.git/ssh-upload-pack`, FRAMED);
+    expect(await t.done).toBe(true);
+    const error = frames(t.received()).find((f) => f.type === ResponseFrame.error);
+    expect(JSON.parse(error?.payload.toString() ?? '{}')).toMatchObject({ code: 'GITALY_PERMISSION_DENIED' });
+  });
+
   it('sends gl_id, gl_repository and gl_username on receive-pack', async () => {
     h.gitaly.setBehaviour(`rp/${protocol}.git`, { argv: ['cat'] });
     const t = await open(`/rp/${protocol}.git/ssh-receive-pack`);

@@ -69,6 +69,10 @@ describe('metrics listener', () => {
     expect(sample(text, 'bridge_gitaly_errors_total', { route: 'ssh_upload_pack', code: 'INTERNAL' })).toBe(
       1,
     );
+    const proxied = await fetch(`${b.url}/api/v4/internal/check`);
+    expect(proxied.status).toBe(200);
+    await proxied.text();
+    expect(sample(await scrape(b), 'bridge_proxy_requests_total', { status: '2xx' })).toBe(1);
     // Its own registry: nothing lands in prom-client's global one.
     expect(await register.metrics()).not.toContain('bridge_tunnels_total');
   });

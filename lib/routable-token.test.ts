@@ -104,6 +104,10 @@ describe('malformed tokens', () => {
       'base64url',
     );
     expect(failure(() => decodeRoutablePayload(short, len36(short))).reason).toBe('payload');
+    const tooRandom = Buffer.concat([Buffer.alloc(66), Buffer.from('o:1'), Buffer.from([3])]).toString(
+      'base64url',
+    );
+    expect(failure(() => decodeRoutablePayload(tooRandom, len36(tooRandom))).reason).toBe('payload');
     const notKv = Buffer.concat([Buffer.alloc(16), Buffer.from('o=1'), Buffer.from([3])]).toString(
       'base64url',
     );

@@ -8,6 +8,8 @@ import { AppError } from './errors.js';
  *
  * `routing` is `k:v` lines joined by `\n`, keys sorted, integer values in base36. The CRC-32 (IEEE)
  * covers everything before it. Rails never decodes a token; the router decodes it to route.
+ * Keys GitLab writes: `c` cell id, `o` organization id, `g` group id, `p` project id, `u` user id,
+ * `t` runner type (1 instance, 2 group, 3 project); any single lower-case letter is accepted.
  */
 
 export const ROUTABLE_TOKEN_VERSION = '01';
@@ -22,16 +24,6 @@ export const MIN_PAYLOAD_CHARS = 27;
 export const MAX_PAYLOAD_CHARS = 300;
 /** Largest value a routing field may carry (an unsigned 64-bit id). */
 export const MAX_FIELD_VALUE = 2n ** 64n - 1n;
-
-/** Meaning of the keys GitLab writes; decoding accepts any single lower-case letter. */
-export const ROUTING_KEYS = {
-  c: 'cell id',
-  g: 'group id',
-  o: 'organization id',
-  p: 'project id',
-  u: 'user id',
-  t: 'runner type (1 instance, 2 group, 3 project)',
-} as const;
 
 export type RoutableTokenFailure =
   | 'format'
@@ -182,7 +174,7 @@ export function decodeRoutablePayload(
   if (bytes.toString('base64url') !== b64) fail('base64', 'payload is not canonical base64url');
   const routingLength = bytes[bytes.length - 1] as number;
   const randomLength = bytes.length - 1 - routingLength;
-  if (randomLength < RANDOM_BYTES_LENGTH) {
+  if (randomLength < RANDOM_BYTES_LENGTH || randomLength > MAX_RANDOM_BYTES_LENGTH) {
     fail('payload', `routing payload length byte ${routingLength} leaves ${randomLength} random bytes`);
   }
   const routing = bytes.subarray(randomLength, bytes.length - 1);

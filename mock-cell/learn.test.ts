@@ -103,6 +103,85 @@ describe('learn answers', () => {
     });
   });
 
+  it('decodes dotted names and strips one format suffix at the last dot where the route accepts one', () => {
+    const m = demoModel(undefined, (t) => {
+      t.namespaces.push(
+        { id: 30, path: 'john.doe', name: 'John Doe', kind: 'user', organization: 'not-my-organization' },
+        { id: 31, path: 'john', name: 'John', kind: 'user', organization: 'my-organization' },
+      );
+    });
+    const johnDoe = { path: '/john.doe', cell: 'cell_us1', source: 'routable', cache_ttl: 300 };
+    for (const p of [
+      '/john.doe',
+      '/john.doe.json',
+      '/john.doe/bar/john.doe',
+      '/john.doe/p.json',
+      '/john.doe/p.git',
+    ]) {
+      expect(learn(m, p), p).toEqual(johnDoe);
+    }
+    expect(learn(m, '/john.atom')).toMatchObject({ path: '/john', cell: 'cell_eu0' });
+    // A suffix that is not a format stays part of the name.
+    expect(learn(m, '/john.doe.unknownformat')).toMatchObject({
+      path: '/john.doe.unknownformat',
+      source: 'fallback',
+    });
+    expect(learn(m, '/users/john.doe.json')).toMatchObject({ path: '/users', source: 'fixed' });
+    expect(learn(m, '/-/profile.json')).toEqual({
+      path: '/-/profile',
+      cell: 'cell_us0',
+      source: 'fixed',
+      exact: true,
+      cache_ttl: 3600,
+    });
+  });
+
+  it('routes API project paths by the project, by id or by URL-encoded full path', () => {
+    const eu0 = { path: '/api/v4/projects/3', cell: 'cell_eu0', source: 'routable', cache_ttl: 300 };
+    expect(learn(model, '/api/v4/projects/3')).toEqual(eu0);
+    expect(learn(model, '/api/v4/projects/3.json')).toEqual(eu0);
+    expect(learn(model, '/api/v4/projects/my-company%2Fmy-project')).toEqual({
+      ...eu0,
+      path: '/api/v4/projects/my-company%2Fmy-project',
+    });
+    expect(learn(model, '/api/v4/projects/5')).toMatchObject({ cell: 'cell_us1' });
+    expect(learn(model, '/api/v4/projects/999')).toEqual({
+      path: '/api/v4/projects/999',
+      cell: 'cell_us0',
+      source: 'fallback',
+      cache_ttl: 60,
+    });
+  });
+
+  it('never caches routes whose cell depends on the session or token', () => {
+    for (const p of ['/', '/dashboard', '/api/v4/user', '/api/v4/user/personal_access_tokens']) {
+      expect(learn(model, p, p.includes('tokens') ? 'POST' : 'GET'), p).toEqual({
+        path: p,
+        cell: 'cell_us0',
+        source: 'fallback',
+        exact: true,
+        cache_ttl: 0,
+      });
+    }
+  });
+
+  it('never answers a prefix for a reserved top-level word', () => {
+    for (const p of ['/api', '/api/unknown', '/organizations/x/unknown', '/dashboard/projects']) {
+      expect(learn(model, p), p).toMatchObject({ path: p, source: 'fallback', exact: true });
+    }
+  });
+
+  it('classifies a path by its routes of any method when none of the asked method matches', () => {
+    expect(learn(model, '/my-company/my-project', 'POST')).toMatchObject({
+      path: '/my-company',
+      cell: 'cell_eu0',
+    });
+    expect(learn(model, '/my-company/my-project.git/ssh-receive-pack', 'POST')).toMatchObject({
+      path: '/my-company',
+      cell: 'cell_eu0',
+    });
+  });
+
   it('follows an organization that moved to another cell', () => {
     const m = demoModel();
     m.moveOrganization('my-organization', 'cell_eu1');
@@ -121,7 +200,7 @@ describe('GET /api/v4/internal/cells/learn', () => {
     const headers = await shellHeaders();
     for (const app of apps) {
       const res = await app.inject({
-        url: '/api/v4/internal/cells/learn?method=GET&path_info=%2Fmy-company%2Fmy-project.git%2Finfo%2Frefs',
+        url: '/api/v4/internal/cells/learn?method=GET&path_info=%2FMy-Company%2Fmy-project.git%2Finfo%2Frefs',
         headers,
       });
       expect(res.statusCode).toBe(200);

@@ -123,6 +123,44 @@ describe('startCells over real sockets', () => {
     await expect(fetch(`${eu0?.url}/api/v4/internal/check`)).rejects.toThrow();
   });
 
+  it('shares sessions and tokens between the cells of the process', async () => {
+    const running = await startCells(
+      demoModel(),
+      [
+        { cell: 'cell_us0', host: '127.0.0.1', port: 0 },
+        { cell: 'cell_eu0', host: '127.0.0.1', port: 0 },
+      ],
+      testDeps(),
+    );
+    cleanups.push(() => running.close());
+    const [us0, eu0] = running.cells.map((c) => c.url);
+    const signIn = await fetch(`${us0}/users/sign_in?redirect=/my-company/my-project`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'user%5Blogin%5D=alice&user%5Bpassword%5D=alice-password',
+    });
+    expect(signIn.status).toBe(302);
+    expect(signIn.headers.get('x-gitlab-cell')).toBe('cell_us0');
+    const cookie = signIn.headers.get('set-cookie')?.split(';')[0] as string;
+    expect(cookie).toMatch(/^_gitlab_session=cell-3-[0-9a-f]{32}$/);
+    const page = await fetch(`${eu0}${signIn.headers.get('location')}`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<h1>My Company / my-project · cell_eu0</h1>');
+
+    const minted = await fetch(`${eu0}/api/v4/user/personal_access_tokens`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'cli', scopes: ['read_user'] }),
+    });
+    expect(minted.status).toBe(201);
+    const { token } = (await minted.json()) as { token: string };
+    const user = await fetch(`${us0}/api/v4/user`, { headers: { 'private-token': token } });
+    expect(user.status).toBe(200);
+    expect(user.headers.get('x-gitlab-cell')).toBe('cell_us0');
+    expect(((await user.json()) as { username: string }).username).toBe('alice');
+  });
+
   it('closes the cells it started when a later one cannot listen', async () => {
     const model = demoModel();
     const first = await startCells(model, [{ cell: 'cell_us0', host: '127.0.0.1', port: 0 }], testDeps());

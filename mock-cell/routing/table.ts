@@ -54,6 +54,7 @@ export const ROUTES: readonly RouteDef[] = [
   { name: 'root', verb: 'GET', spec: '/', owner: session, served: 'pages' },
   { name: 'dashboard', verb: 'GET', spec: '/dashboard(.:format)', owner: session, served: 'pages' },
   { name: 'admin', verb: 'GET', spec: '/admin(.:format)', owner: { by: 'legacy' }, served: 'pages' },
+  { name: 'profile', verb: 'GET', spec: '/-/profile(.:format)', owner: session, served: 'pages' },
   { name: 'sign_in_form', verb: 'GET', spec: '/users/sign_in(.:format)', owner: session, served: 'pages' },
   { name: 'sign_in', verb: 'POST', spec: '/users/sign_in(.:format)', owner: session, served: 'pages' },
   { name: 'sign_out', verb: 'POST', spec: '/users/sign_out(.:format)', owner: session, served: 'pages' },

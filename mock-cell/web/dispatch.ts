@@ -25,7 +25,7 @@ function badBody(message: string): FastifyError {
 }
 
 /** Form fields as Rack parses them: repeated `k[]` keys become an array under `k`. */
-export function parseForm(text: string): Record<string, string | string[]> {
+function parseForm(text: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [key, value] of new URLSearchParams(text)) {
     if (key.endsWith('[]')) {

@@ -24,7 +24,7 @@ function header(req: FastifyRequest, name: string): string | undefined {
 }
 
 /** The personal access token of the request, if it sends one. */
-export function requestToken(req: FastifyRequest): string | undefined {
+function requestToken(req: FastifyRequest): string | undefined {
   const privateToken = header(req, 'private-token');
   if (privateToken) return privateToken.trim();
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '');

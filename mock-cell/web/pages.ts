@@ -306,7 +306,24 @@ const admin: PageHandler = (req, reply, m, ctx) => {
   });
 };
 
+/** The signed-in user's profile (the seed's exact fixed route `/-/profile`). */
+const profile: PageHandler = (req, reply, m, ctx) => {
+  const v = sessionVisitor(req, ctx);
+  if (v.kind === 'anonymous') return signInRedirect(req, reply);
+  if (v.kind !== 'user') return notFound(reply, ctx, m);
+  const org = ctx.model.defaultOrganizationOf(v.user);
+  return render(reply, ctx, m, 200, {
+    html: () => ({
+      title: 'Profile',
+      page: 'profiles:show',
+      body: `<h1>Profile · ${esc(v.user.username)} · ${esc(ctx.cell)}</h1>\n<p>Default organization: ${esc(org.name)}.</p>`,
+    }),
+    json: () => ({ id: v.user.id, username: v.user.username, default_organization: org.path }),
+  });
+};
+
 export const PAGE_HANDLERS = {
+  profile,
   root,
   dashboard,
   admin,

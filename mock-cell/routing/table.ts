@@ -34,7 +34,7 @@ export interface RouteDef {
   verb: Verb;
   spec: string;
   owner: Owner;
-  /** Extra parameter constraints (names of PARAM_CONSTRAINTS entries) for this route only. */
+  /** Extra parameter constraints (names of PATH_PATTERNS entries) for this route only. */
   constraints?: Readonly<Record<string, keyof typeof PATH_PATTERNS>>;
   /** `pages`: the dispatcher of this cell; `fastify`: a Fastify route of the internal API. */
   served: 'pages' | 'fastify';

@@ -168,6 +168,7 @@ export class Exchange {
     this.onDone(() => {
       if (this.req.complete || this.gone) return;
       if (this.protocol === 'h2') {
+        // RST_STREAM NO_ERROR: "stop sending, the response is complete" (RFC 9113 §8.1).
         const stream = (this.res as unknown as Http2ServerResponse).stream;
         if (!stream.closed && !stream.destroyed) stream.close(h2.NGHTTP2_NO_ERROR);
         return;

@@ -78,11 +78,13 @@ export function openTunnel(
 
   if (protocol === 'h1') {
     const url = new URL(path, baseUrl);
-    const req = (url.protocol === 'https:' ? https : http).request(url, {
+    // A keep-alive agent, as a router would use: the server, not the client, decides to close.
+    const mod = url.protocol === 'https:' ? https : http;
+    const agent = new mod.Agent({ keepAlive: true, maxSockets: 1, ca: opts.ca });
+    const req = mod.request(url, {
       method: 'POST',
       headers: { ...headers, 'transfer-encoding': 'chunked' },
-      agent: false,
-      ca: opts.ca,
+      agent,
     });
     req.on('error', () => {});
     req.flushHeaders();
@@ -93,6 +95,7 @@ export function openTunnel(
         s.once('close', () => resolve());
       });
     });
+    closed.then(() => agent.destroy());
     const response = new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
     const done = new Promise<boolean>((resolve) => {
       response.then((res) => {
@@ -124,7 +127,10 @@ export function openTunnel(
       waitFor,
       done,
       closed,
-      close: () => req.destroy(),
+      close: () => {
+        req.destroy();
+        agent.destroy();
+      },
     };
   }
 

@@ -192,6 +192,8 @@ describe.each(['h1', 'h2'] as const)('tunnel over %s', (protocol: Protocol) => {
     const t = await open('/echo/fail.git/ssh-upload-pack');
     expect(await t.status).toBe(200);
     expect(await t.done).toBe(true);
+    // The request body was never ended: the exchange is closed after the response.
+    await t.closed;
     const body = t.received().toString();
     expect(body).toContain('out');
     expect(body).toContain('fatal: simulated\n');

@@ -1,61 +1,91 @@
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** Runs git with a fixed identity and clock so demo history is deterministic. */
-export async function git(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
-  const { stdout } = await run('git', args, {
-    cwd,
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'Demo Author',
-      GIT_AUTHOR_EMAIL: 'demo@example.com',
-      GIT_COMMITTER_NAME: 'Demo Author',
-      GIT_COMMITTER_EMAIL: 'demo@example.com',
-      GIT_CONFIG_NOSYSTEM: '1',
-      HOME: cwd,
-      ...env,
-    },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout;
+const AUTHOR = 'Demo Author <demo@example.com>';
+
+/** Environment for git commands of the fixtures: no user or system configuration leaks in. */
+function gitEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+}
+
+/** A fast-import data block: exact byte count, then the optional LF that ends it. */
+function data(text: string): string {
+  return `data ${Buffer.byteLength(text)}\n${text}\n`;
+}
+
+/** One fast-import commit: files to write (path → content), on `ref`, after `from` (a mark). */
+function commit(
+  ref: string,
+  mark: number,
+  time: number,
+  message: string,
+  files: Record<string, string>,
+  from?: number,
+) {
+  let out = `commit ${ref}\nmark :${mark}\nauthor ${AUTHOR} ${time} +0000\ncommitter ${AUTHOR} ${time} +0000\n`;
+  out += data(message);
+  if (from) out += `from :${from}\n`;
+  for (const [path, content] of Object.entries(files)) out += `M 100644 inline ${path}\n${data(content)}`;
+  return out;
 }
 
 /**
- * Creates a bare repository at `bareDir` with real history: three commits on `main`, branches
- * `develop` and `feature/login`, an annotated tag `v1.0.0` and a lightweight tag `v1.1.0`.
+ * The fast-import stream of a demo project: three commits on `main`, `develop` at main's head,
+ * `feature/login` one commit ahead, annotated tag `v1.0.0` and lightweight tag `v1.1.0`.
+ * Fixed identities and clocks make it deterministic.
  */
+export function demoHistory(projectPath: string): string {
+  const t0 = Date.UTC(2026, 0, 1) / 1000;
+  return [
+    commit('refs/heads/main', 1, t0 + 3600, 'Initial commit', {
+      'README.md': `# ${projectPath}\n\nDemo project served by GitLab Cells.\n`,
+    }),
+    commit('refs/heads/main', 2, t0 + 7200, 'Add changelog', {
+      'CHANGELOG.md': '## 1.0.0\n\n- First release\n',
+    }),
+    `tag v1.0.0\nfrom :2\ntagger ${AUTHOR} ${t0 + 7300} +0000\n${data('Release 1.0.0')}`,
+    commit('refs/heads/main', 3, t0 + 10800, 'Add the application', {
+      'src/app.txt': 'hello from the cells demo\n',
+    }),
+    'reset refs/tags/v1.1.0\nfrom :3\n',
+    'reset refs/heads/develop\nfrom :3\n',
+    commit(
+      'refs/heads/feature/login',
+      4,
+      t0 + 14400,
+      'Add login form',
+      { 'src/login.txt': 'login form\n' },
+      3,
+    ),
+    'done\n',
+  ].join('');
+}
+
+function fastImport(bareDir: string, stream: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['fast-import', '--quiet', '--done'], {
+      cwd: bareDir,
+      env: gitEnv(),
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    const err: Buffer[] = [];
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`git fast-import failed (${code}): ${Buffer.concat(err).toString()}`)),
+    );
+    child.stdin.end(stream);
+  });
+}
+
+/** Creates a bare repository at `bareDir` holding the demo history of `projectPath`. */
 export async function createDemoRepository(bareDir: string, projectPath: string): Promise<void> {
-  const work = await mkdtemp(join(tmpdir(), 'demo-repo-'));
-  try {
-    await git(work, ['init', '-q', '--initial-branch=main', '.']);
-    let clock = Date.UTC(2026, 0, 1) / 1000;
-    const commit = async (file: string, content: string, message: string) => {
-      await mkdir(dirname(join(work, file)), { recursive: true });
-      await writeFile(join(work, file), content);
-      await git(work, ['add', file]);
-      clock += 3600;
-      const date = `${clock} +0000`;
-      await git(work, ['commit', '-q', '-m', message], { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date });
-    };
-    await commit('README.md', `# ${projectPath}\n\nDemo project served by GitLab Cells.\n`, 'Initial commit');
-    await commit('CHANGELOG.md', '## 1.0.0\n\n- First release\n', 'Add changelog');
-    await git(work, ['tag', '-a', 'v1.0.0', '-m', 'Release 1.0.0'], { GIT_COMMITTER_DATE: `${clock} +0000` });
-    await commit('src/app.txt', 'hello from the cells demo\n', 'Add the application');
-    await git(work, ['tag', 'v1.1.0']);
-    await git(work, ['branch', 'develop']);
-    await git(work, ['checkout', '-q', '-b', 'feature/login']);
-    await commit('src/login.txt', 'login form\n', 'Add login form');
-    await git(work, ['checkout', '-q', 'main']);
-    await git(work, ['clone', '-q', '--bare', '--no-local', work, bareDir]);
-    await git(bareDir, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
-    await git(bareDir, ['remote', 'remove', 'origin']).catch(() => undefined);
-    await git(bareDir, ['config', '--unset-all', 'remote.origin.fetch']).catch(() => undefined);
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
+  await mkdir(bareDir, { recursive: true });
+  await run('git', ['init', '--quiet', '--bare', '--initial-branch=main', bareDir], { env: gitEnv() });
+  await fastImport(bareDir, demoHistory(projectPath));
 }

@@ -8,6 +8,7 @@ import { InternalApi } from './cells/internal-api.js';
 import type { TlsOptions } from './cells/transport.js';
 import type { Listen, RouterConfig } from './config.js';
 import { createHttpFront } from './http/front.js';
+import { loadRouterRuleset } from './http/ruleset.js';
 import { createMetrics, createMetricsRegistry, type RouterMetrics } from './metrics.js';
 import { Classifier } from './routing/classifier.js';
 import { loadOrCreateHostKey } from './ssh/host-key.js';
@@ -43,6 +44,14 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
 
   const metrics = createMetrics();
   const cells = new CellDirectory(config.cells, config.region, deps.tls);
+  let rules: ReturnType<typeof loadRouterRuleset>;
+  try {
+    rules = loadRouterRuleset(config.rulesFile, cells);
+  } catch (err) {
+    await cells.close();
+    throw err;
+  }
+  log.info({ rules: rules.source, count: rules.ruleset.rules.length }, 'HTTP routing rules loaded');
   const api = new InternalApi(cells, key, config.internalApiTimeoutMs);
   const classifier = new Classifier(cells, api, metrics, log.child({ component: 'routing' }), {
     maxEntries: config.learnCacheMaxEntries,
@@ -60,8 +69,10 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
   const httpFront = createHttpFront({
     routes: classifier,
     cells,
+    ruleset: rules.ruleset,
     metrics,
     log: log.child({ component: 'http' }),
+    notFoundDelayMs: config.notFoundDelayMs,
   });
   const metricsServer = config.metricsListen ? createMetricsServer(metrics) : undefined;
 

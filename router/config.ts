@@ -5,6 +5,7 @@ import {
   int,
   loadConfig,
   oneOf,
+  optionalStr,
   readConfigFile,
   type Schema,
   str,
@@ -44,6 +45,16 @@ export interface RouterConfig {
   keepaliveIntervalMs: number;
   /** Deadline of one internal API call (authorized_keys, discover, learn, allowed). */
   internalApiTimeoutMs: number;
+  /**
+   * HTTP routing rules (seed 003 schema, JSON array). Undefined: the bundled
+   * `router/rules/default-rules.json` (routable tokens and the session cookie).
+   */
+  rulesFile: string | undefined;
+  /**
+   * `[min, max]`: the HTTP front holds every `404` from a cell for a random time in this range, so
+   * answer times do not tell which (far) cell said no (seed 000's timing leak). Undefined: off.
+   */
+  notFoundDelayMs: readonly [number, number] | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -64,6 +75,37 @@ const optionalListenAddress: Validator<Listen | undefined> = (v, name) =>
 
 function field<T>(obj: Record<string, unknown>, key: string, where: string, validate: Validator<T>): T {
   return validate(obj[key], `${where}.${key}`);
+}
+
+/** Upper bound of the 404 delay: longer than this would hold connections for no gain. */
+export const MAX_NOT_FOUND_DELAY_MS = 60_000;
+
+/**
+ * `notFoundDelayMs`: `[min, max]` milliseconds (file), or `"min,max"` / `"[min,max]"` (environment);
+ * absent, empty or `"off"` = no delay.
+ */
+export const notFoundDelayValidator: Validator<readonly [number, number] | undefined> = (v, name) => {
+  if (v === undefined || v === '' || v === 'off') return undefined;
+  let raw: unknown = v;
+  if (typeof raw === 'string') {
+    const text = raw.trim();
+    raw = text.startsWith('[') ? safeJson(text) : text.split(',').map((x) => x.trim());
+  }
+  const usage = `${name} must be [min, max] milliseconds with 0 <= min <= max <= ${MAX_NOT_FOUND_DELAY_MS}`;
+  if (!Array.isArray(raw) || raw.length !== 2) throw new ConfigError(`${usage}, got ${JSON.stringify(v)}`);
+  const check = int(0, MAX_NOT_FOUND_DELAY_MS);
+  const min = check(raw[0], `${name}[0]`);
+  const max = check(raw[1], `${name}[1]`);
+  if (min > max) throw new ConfigError(`${usage}, got min ${min} > max ${max}`);
+  return [min, max];
+};
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `cells`: a JSON array (or a JSON string of one, from the environment) of `{id, name, legacy, region, url}`. */
@@ -127,6 +169,8 @@ export const routerSchema: Schema<RouterConfig> = {
   loginGraceMs: { validate: int(1), default: 60_000 },
   keepaliveIntervalMs: { validate: int(0), default: 15_000 },
   internalApiTimeoutMs: { validate: int(1), default: 30_000 },
+  rulesFile: { validate: optionalStr, default: undefined },
+  notFoundDelayMs: { validate: notFoundDelayValidator, default: undefined },
   logLevel: {
     validate: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
     default: 'info',

@@ -16,6 +16,12 @@ export interface RouterMetrics {
   sshAuthFailures: number;
   sshGitCommands: number;
   httpRequests: number;
+  /** HTTP requests sent to the cell a token/session rule named (the path did not decide). */
+  httpRuleRouted: number;
+  /** HTTP requests answered 400 because a rule matched a token that cannot be decoded. */
+  httpRuleRejected: number;
+  /** Public HTTP requests for the internal API, answered 404 by the router. */
+  httpInternalBlocked: number;
 }
 
 export function createMetrics(): RouterMetrics {
@@ -29,6 +35,9 @@ export function createMetrics(): RouterMetrics {
     sshAuthFailures: 0,
     sshGitCommands: 0,
     httpRequests: 0,
+    httpRuleRouted: 0,
+    httpRuleRejected: 0,
+    httpInternalBlocked: 0,
   };
 }
 
@@ -47,7 +56,19 @@ const DESCRIPTIONS: Record<keyof RouterMetrics, [string, string]> = {
   sshConnections: ['gitlab_cells_router_ssh_connections_total', 'SSH connections accepted'],
   sshAuthFailures: ['gitlab_cells_router_ssh_auth_failures_total', 'SSH public keys rejected'],
   sshGitCommands: ['gitlab_cells_router_ssh_git_commands_total', 'git commands run over SSH'],
-  httpRequests: ['gitlab_cells_router_http_requests_total', 'HTTP requests proxied by the HTTP front'],
+  httpRequests: ['gitlab_cells_router_http_requests_total', 'HTTP requests received by the HTTP front'],
+  httpRuleRouted: [
+    'gitlab_cells_router_http_rule_routed_total',
+    'HTTP requests sent to the cell a token or session rule named',
+  ],
+  httpRuleRejected: [
+    'gitlab_cells_router_http_rule_rejected_total',
+    'HTTP requests answered 400 for a malformed routable token',
+  ],
+  httpInternalBlocked: [
+    'gitlab_cells_router_http_internal_blocked_total',
+    'Public HTTP requests for /api/v4/internal answered 404',
+  ],
 };
 
 /** A prom-client registry whose counters mirror `metrics` at scrape time. */

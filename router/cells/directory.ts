@@ -1,6 +1,13 @@
 import type { CellConfig } from '../config.js';
 import { type CellTransport, createCellTransport, type TlsOptions } from './transport.js';
 
+/** `host:port` of a cell URL, the default port written out. */
+export function cellAuthority(url: string): string {
+  const u = new URL(url);
+  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  return `${u.hostname}:${port}`.toLowerCase();
+}
+
 /** The configured cells, one transport each, and the orders in which the router asks them. */
 export class CellDirectory {
   private readonly byName = new Map<string, CellConfig>();
@@ -24,6 +31,16 @@ export class CellDirectory {
 
   get(name: string): CellConfig | undefined {
     return this.byName.get(name);
+  }
+
+  byId(id: number): CellConfig | undefined {
+    return this.cells.find((c) => c.id === id);
+  }
+
+  /** The cell whose URL has this `host:port` (default ports count: `cell.example:443`). */
+  byAddress(address: string): CellConfig | undefined {
+    const wanted = address.toLowerCase();
+    return this.cells.find((c) => cellAuthority(c.url) === wanted);
   }
 
   transport(cell: CellConfig): CellTransport {

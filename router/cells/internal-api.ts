@@ -47,10 +47,18 @@ export interface AllowedAnswer {
   consoleMessages: string[];
 }
 
+/**
+ * How a learn answer was decided (contracts.md "Learn answers"): `routable` and `fixed` answers
+ * name the owner of the path; `fallback` means the path does not decide (the legacy cell is named),
+ * so the HTTP front lets its token/session rules choose first.
+ */
+export const ROUTE_SOURCES = ['routable', 'fixed', 'fallback'] as const;
+export type RouteSource = (typeof ROUTE_SOURCES)[number];
+
 export interface LearnAnswer {
   path: string;
   cell: string;
-  source: string;
+  source: RouteSource;
   exact: boolean;
   /** Seconds the answer may be cached; 0 = do not cache. */
   cacheTtl: number;
@@ -130,10 +138,16 @@ export class InternalApi {
     if (typeof body.path !== 'string' || !body.path.startsWith('/') || typeof body.cell !== 'string') {
       throw RouterError.internalApi('cells/learn answered without path or cell');
     }
+    const source = body.source;
+    if (!ROUTE_SOURCES.includes(source as RouteSource)) {
+      throw RouterError.internalApi(
+        `cells/learn answered source ${JSON.stringify(source)}, not one of ${ROUTE_SOURCES.join(', ')}`,
+      );
+    }
     return {
       path: body.path,
       cell: body.cell,
-      source: typeof body.source === 'string' ? body.source : 'unknown',
+      source: source as RouteSource,
       exact: body.exact === true,
       cacheTtl: typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? ttl : 0,
     };

@@ -1,6 +1,6 @@
 import type { Logger } from '../../lib/logger.js';
 import type { CellDirectory } from '../cells/directory.js';
-import type { CallContext, LearnAnswer } from '../cells/internal-api.js';
+import type { CallContext, LearnAnswer, RouteSource } from '../cells/internal-api.js';
 import type { CellConfig } from '../config.js';
 import type { RouterMetrics } from '../metrics.js';
 import { RouteCache } from './route-cache.js';
@@ -14,6 +14,12 @@ import { RouteCache } from './route-cache.js';
 export interface Classification {
   cell: CellConfig;
   via: 'cache' | 'learn' | 'fallback';
+  /**
+   * The learn answer's source (also for cached routes). `fallback` (always so when learning failed):
+   * the path does not decide the cell and `cell` is the legacy cell; the HTTP front's rules may
+   * choose another one.
+   */
+  source: RouteSource;
 }
 
 export interface Learner {
@@ -45,7 +51,7 @@ export class Classifier {
     const hitCell = hit && this.cells.get(hit.cell);
     if (hitCell) {
       this.metrics.routeCacheHits++;
-      return { cell: hitCell, via: 'cache' };
+      return { cell: hitCell, via: 'cache', source: hit.source };
     }
     this.metrics.routeCacheMisses++;
     // Concurrent misses for one path share one learn call.
@@ -77,16 +83,16 @@ export class Classifier {
       // An answer about another path than the one asked is cached for the asked path only.
       const [routePath, exact] = covers ? [answer.path, answer.exact] : [path, true];
       const ttlMs = Math.min(answer.cacheTtl * 1000, this.opts.maxTtlMs);
-      this.cache.store(routePath, cell.name, exact, ttlMs);
+      this.cache.store({ path: routePath, cell: cell.name, exact, source: answer.source }, ttlMs);
       ctx.log?.debug({ path, asked: asked.name, answer }, 'route learned');
-      return { cell, via: 'learn' };
+      return { cell, via: 'learn', source: answer.source };
     } catch (err) {
       this.metrics.fallbacks++;
       (ctx.log ?? this.log).warn(
         { path, asked: asked.name, err, legacy: this.cells.legacy.name },
         'learn failed, routing to the legacy cell',
       );
-      return { cell: this.cells.legacy, via: 'fallback' };
+      return { cell: this.cells.legacy, via: 'fallback', source: 'fallback' };
     }
   }
 }

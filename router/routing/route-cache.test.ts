@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import type { RouteSource } from '../cells/internal-api.js';
 import { RouteCache } from './route-cache.js';
+
+const route = (path: string, cell: string, exact: boolean, source: RouteSource = 'routable') => ({
+  path,
+  cell,
+  exact,
+  source,
+});
 
 function clock(start = 1000) {
   const c = { now: start };
@@ -9,7 +17,7 @@ function clock(start = 1000) {
 describe('RouteCache', () => {
   it('serves a prefix entry for the prefix itself and every path below it', () => {
     const cache = new RouteCache(10);
-    cache.store('/my-company', 'cell_eu0', false, 60_000);
+    cache.store(route('/my-company', 'cell_eu0', false), 60_000);
     expect(cache.lookup('/my-company')?.cell).toBe('cell_eu0');
     expect(cache.lookup('/my-company/my-project')?.cell).toBe('cell_eu0');
     expect(cache.lookup('/my-company/sub/deep/-/issues')?.key).toBe('/my-company/');
@@ -18,16 +26,16 @@ describe('RouteCache', () => {
 
   it('serves an exact entry only for that path, before any prefix', () => {
     const cache = new RouteCache(10);
-    cache.store('/-', 'cell_us1', false, 60_000);
-    cache.store('/-/profile', 'cell_us0', true, 60_000);
+    cache.store(route('/-', 'cell_us1', false), 60_000);
+    cache.store(route('/-/profile', 'cell_us0', true), 60_000);
     expect(cache.lookup('/-/profile')?.cell).toBe('cell_us0');
     expect(cache.lookup('/-/profile/keys')?.cell).toBe('cell_us1');
   });
 
   it('prefers the longest prefix', () => {
     const cache = new RouteCache(10);
-    cache.store('/a', 'one', false, 60_000);
-    cache.store('/a/b', 'two', false, 60_000);
+    cache.store(route('/a', 'one', false), 60_000);
+    cache.store(route('/a/b', 'two', false), 60_000);
     expect(cache.lookup('/a/b/c')?.cell).toBe('two');
     expect(cache.lookup('/a/c')?.cell).toBe('one');
   });
@@ -35,8 +43,8 @@ describe('RouteCache', () => {
   it('forgets entries after their TTL and stores nothing for TTL 0', () => {
     const { c, now } = clock();
     const cache = new RouteCache(10, now);
-    cache.store('/a', 'one', false, 1000);
-    expect(cache.store('/b', 'two', false, 0)).toBeUndefined();
+    cache.store(route('/a', 'one', false), 1000);
+    expect(cache.store(route('/b', 'two', false), 0)).toBeUndefined();
     c.now += 999;
     expect(cache.lookup('/a/x')?.cell).toBe('one');
     c.now += 1;
@@ -47,21 +55,34 @@ describe('RouteCache', () => {
 
   it('evicts the least recently used entry beyond its bound', () => {
     const cache = new RouteCache(2);
-    cache.store('/a', 'one', false, 60_000);
-    cache.store('/b', 'two', false, 60_000);
+    cache.store(route('/a', 'one', false), 60_000);
+    cache.store(route('/b', 'two', false), 60_000);
     cache.lookup('/a/x'); // /a is now the most recently used
-    cache.store('/c', 'three', false, 60_000);
+    cache.store(route('/c', 'three', false), 60_000);
     expect(cache.size).toBe(2);
     expect(cache.lookup('/b/x')).toBeUndefined();
     expect(cache.lookup('/a/x')?.cell).toBe('one');
     expect(cache.lookup('/c/x')?.cell).toBe('three');
   });
 
+  it('keeps the source of each learned route', () => {
+    const cache = new RouteCache(10);
+    cache.store(route('/unknown-ns', 'cell_us0', false, 'fallback'), 60_000);
+    cache.store(route('/users', 'cell_us0', false, 'fixed'), 60_000);
+    expect(cache.lookup('/unknown-ns/p')).toEqual({
+      key: '/unknown-ns/',
+      cell: 'cell_us0',
+      exact: false,
+      source: 'fallback',
+    });
+    expect(cache.lookup('/users/sign_in')?.source).toBe('fixed');
+  });
+
   it('invalidates every entry that would route a path', () => {
     const cache = new RouteCache(10);
-    cache.store('/a', 'one', false, 60_000);
-    cache.store('/a/b', 'two', true, 60_000);
-    cache.store('/z', 'three', false, 60_000);
+    cache.store(route('/a', 'one', false), 60_000);
+    cache.store(route('/a/b', 'two', true), 60_000);
+    cache.store(route('/z', 'three', false), 60_000);
     expect(cache.invalidate('/a/b')).toBe(2);
     expect(cache.lookup('/a/b')).toBeUndefined();
     expect(cache.lookup('/z/x')?.cell).toBe('three');

@@ -1,13 +1,17 @@
+import type { RouteSource } from '../cells/internal-api.js';
+
 /**
  * Learned routes: prefix entries (`/my-company/` covers `/my-company` and everything below it) and
  * exact entries (`/-/profile`), each with its own expiry. Bounded: the least recently used entry is
- * evicted first. Lookup prefers an exact entry, then the longest prefix.
+ * evicted first. Lookup prefers an exact entry, then the longest prefix. Each entry keeps the learn
+ * answer's `source`, so a cached `fallback` still lets the HTTP front's rules decide.
  */
 export interface CachedRoute {
   /** The key the entry is stored under: `/a/b/` for a prefix, `/a/b` for an exact path. */
   key: string;
   cell: string;
   exact: boolean;
+  source: RouteSource;
 }
 
 interface Entry extends CachedRoute {
@@ -37,23 +41,27 @@ export class RouteCache {
       // Move to the most recently used end.
       this.entries.delete(key);
       this.entries.set(key, entry);
-      return { key: entry.key, cell: entry.cell, exact: entry.exact };
+      return { key: entry.key, cell: entry.cell, exact: entry.exact, source: entry.source };
     }
     return undefined;
   }
 
-  /** Stores a learned route; `routePath` is the answer's `path`, `ttlMs` <= 0 stores nothing. */
-  store(routePath: string, cell: string, exact: boolean, ttlMs: number): CachedRoute | undefined {
+  /** Stores a learned route; `route.path` is the answer's `path`, `ttlMs` <= 0 stores nothing. */
+  store(
+    route: { path: string; cell: string; exact: boolean; source: RouteSource },
+    ttlMs: number,
+  ): CachedRoute | undefined {
     if (ttlMs <= 0) return undefined;
-    const p = normalize(routePath);
+    const { cell, exact, source } = route;
+    const p = normalize(route.path);
     const key = exact ? p : p === '/' ? '/' : `${p}/`;
     this.entries.delete(key);
-    this.entries.set(key, { key, cell, exact, expiresAt: this.now() + ttlMs });
+    this.entries.set(key, { key, cell, exact, source, expiresAt: this.now() + ttlMs });
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value as string;
       this.entries.delete(oldest);
     }
-    return { key, cell, exact };
+    return { key, cell, exact, source };
   }
 
   /** Drops every entry that would route `path` (its exact entry and all covering prefixes). */

@@ -59,7 +59,32 @@ describe('router config', () => {
     expect(config.metricsListen).toEqual({ host: '127.0.0.1', port: 8081 });
   });
 
+  it('reads rulesFile and notFoundDelayMs (off by default)', () => {
+    expect(load(minimal)).toMatchObject({ rulesFile: undefined, notFoundDelayMs: undefined });
+    expect(load({ ...minimal, rulesFile: '/etc/rules.json', notFoundDelayMs: [50, 250] })).toMatchObject({
+      rulesFile: '/etc/rules.json',
+      notFoundDelayMs: [50, 250],
+    });
+    expect(load(minimal, { ROUTER_NOT_FOUND_DELAY_MS: '10, 20' }).notFoundDelayMs).toEqual([10, 20]);
+    expect(load(minimal, { ROUTER_NOT_FOUND_DELAY_MS: '[0,0]' }).notFoundDelayMs).toEqual([0, 0]);
+    expect(
+      load({ ...minimal, notFoundDelayMs: [5, 9] }, { ROUTER_NOT_FOUND_DELAY_MS: 'off' }).notFoundDelayMs,
+    ).toBe(undefined);
+  });
+
   it.each([
+    [
+      { ...minimal, notFoundDelayMs: [300, 100] },
+      'notFoundDelayMs (ROUTER_NOT_FOUND_DELAY_MS) must be [min, max] milliseconds with 0 <= min <= max <= 60000, got min 300 > max 100',
+    ],
+    [{ ...minimal, notFoundDelayMs: 100 }, 'must be [min, max] milliseconds'],
+    [{ ...minimal, notFoundDelayMs: [1, 2, 3] }, 'must be [min, max] milliseconds'],
+    [
+      { ...minimal, notFoundDelayMs: [-1, 5] },
+      'notFoundDelayMs (ROUTER_NOT_FOUND_DELAY_MS)[0] must be an integer between 0 and 60000',
+    ],
+    [{ ...minimal, notFoundDelayMs: [1, 60_001] }, '[1] must be an integer between 0 and 60000'],
+    [{ ...minimal, rulesFile: 42 }, 'rulesFile (ROUTER_RULES_FILE) must be a non-empty string'],
     [{ ...minimal, cells: [{ ...cells[0], legacy: false }, cells[1]] }, 'exactly one legacy cell, found 0'],
     [{ ...minimal, cells: [cells[0], { ...cells[1], legacy: true }] }, 'exactly one legacy cell, found 2'],
     [{ ...minimal, cells: [cells[0], { ...cells[1], name: 'cell_us0' }] }, 'cell name "cell_us0" twice'],

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logger.js';
 import { CellDirectory } from '../cells/directory.js';
@@ -59,10 +60,37 @@ describe('Classifier', () => {
     expect(metrics).toMatchObject({ routeCacheHits: 1, routeCacheMisses: 1, learns: 1, fallbacks: 0 });
   });
 
+  it("gives the learn answer's source, fresh and from the cache", async () => {
+    const { classifier } = setup((path) => ({
+      path: path.startsWith('/users') ? '/users' : '/nobody',
+      cell: 'cell_us0',
+      source: path.startsWith('/users') ? 'fixed' : 'fallback',
+      exact: false,
+      cacheTtl: 60,
+    }));
+    expect(await classifier.classify('/users/sign_in', 'GET', ctx)).toMatchObject({
+      via: 'learn',
+      source: 'fixed',
+    });
+    expect(await classifier.classify('/users/x', 'GET', ctx)).toMatchObject({
+      via: 'cache',
+      source: 'fixed',
+    });
+    expect(await classifier.classify('/nobody/p', 'GET', ctx)).toMatchObject({
+      via: 'learn',
+      source: 'fallback',
+    });
+    expect(await classifier.classify('/nobody/q', 'GET', ctx)).toMatchObject({
+      via: 'cache',
+      source: 'fallback',
+    });
+  });
+
   it('falls back to the legacy cell when learning fails, without caching', async () => {
     const { classifier, metrics, asked } = setup(() => new Error('boom'));
     expect(await classifier.classify('/x/y', 'GET', ctx)).toMatchObject({
       via: 'fallback',
+      source: 'fallback',
       cell: { name: 'cell_us0' },
     });
     await classifier.classify('/x/y', 'GET', ctx);
@@ -136,5 +164,53 @@ describe('Classifier', () => {
     classifier.invalidate('/ns/a');
     expect((await classifier.classify('/ns/a', 'GET', ctx)).via).toBe('learn');
     expect(asked).toHaveLength(2);
+  });
+});
+
+const nameArb = fc
+  .stringMatching(/^[a-z0-9][a-z0-9._-]{0,11}$/)
+  .filter((n) => !n.endsWith('.') && n !== '.' && n !== '..');
+
+describe('Classifier properties', () => {
+  it('caches an answer only for paths below its own path, whatever the cell decoded', async () => {
+    // The cell may answer the right namespace, a truncated one (`john` for `john.doe`), one with the
+    // suffix kept, another namespace or the root: later paths of other namespaces must not be served
+    // from the cache.
+    await fc.assert(
+      fc.asyncProperty(
+        nameArb,
+        fc.constantFrom('', '.json', '/project', '/project.json', '.atom/x'),
+        fc.constantFrom('right', 'truncated', 'suffixed', 'other', 'root'),
+        nameArb,
+        async (name, tail, kind, other) => {
+          const asked = `/${name}${tail}`;
+          const answered = {
+            right: `/${name}`,
+            truncated: `/${name.split('.')[0]}`,
+            suffixed: `/${name}${tail.split('/')[0]}`,
+            other: `/${other}`,
+            root: '/',
+          }[kind];
+          const { classifier, asked: learned } = setup(() => ({
+            path: answered,
+            cell: 'cell_eu0',
+            source: 'routable',
+            exact: false,
+            cacheTtl: 60,
+          }));
+          await classifier.classify(asked, 'GET', ctx);
+          const probe = `/${other}/page`;
+          const result = await classifier.classify(probe, 'GET', ctx);
+          const coveredByAnswer =
+            answered !== '/' &&
+            (asked === answered || asked.startsWith(`${answered}/`)) &&
+            (probe === answered || probe.startsWith(`${answered}/`));
+          expect(result.via).toBe(coveredByAnswer ? 'cache' : 'learn');
+          expect(learned).toHaveLength(coveredByAnswer ? 1 : 2);
+          await directory?.close();
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -97,8 +97,12 @@ export class Classifier {
   }
 }
 
-/** True when prefix route `routePath` (`/a`) covers `path` (`/a`, `/a/…`). */
+/**
+ * True when prefix route `routePath` (`/a`) covers `path` (`/a`, `/a/…`), whole segments only
+ * (`/john` does not cover `/john.doe`). A prefix of `/` would send every path to one cell for its
+ * whole TTL: such an answer covers nothing beyond the asked path.
+ */
 function covered(path: string, routePath: string): boolean {
   const prefix = routePath.replace(/\/+$/, '');
-  return prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+  return prefix !== '' && (path === prefix || path.startsWith(`${prefix}/`));
 }

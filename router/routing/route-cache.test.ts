@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RouteSource } from '../cells/internal-api.js';
 import { RouteCache } from './route-cache.js';
@@ -86,5 +87,54 @@ describe('RouteCache', () => {
     expect(cache.invalidate('/a/b')).toBe(2);
     expect(cache.lookup('/a/b')).toBeUndefined();
     expect(cache.lookup('/z/x')?.cell).toBe('three');
+  });
+});
+
+/** Namespace-like names: letters, digits, `.`, `_`, `-` (never `.` or `..` alone). */
+const nameArb = fc
+  .stringMatching(/^[a-z0-9][a-z0-9._-]{0,11}$/)
+  .filter((n) => !n.endsWith('.') && n !== '.' && n !== '..');
+const suffixArb = fc.constantFrom('json', 'atom', 'xml', 'git', 'doe', 'html', 'jsonx');
+
+/** A name that shares a prefix with `a`: the shapes that break dot- or suffix-unaware matching. */
+const neighbourOf = (a: string) =>
+  fc.oneof(
+    suffixArb.map((s) => `${a}.${s}`),
+    suffixArb.map((s) => `${a}${s}`),
+    suffixArb.map((s) => `${a}-${s}`),
+    suffixArb.map((s) => `${s}.${a}`),
+    fc.constant(a.includes('.') ? (a.split('.')[0] as string) : `${a}_`),
+    nameArb,
+  );
+
+describe('RouteCache properties', () => {
+  it('never serves a dotted or suffixed name from the prefix of another namespace', () => {
+    fc.assert(
+      fc.property(
+        nameArb.chain((a) => fc.tuple(fc.constant(a), neighbourOf(a))),
+        fc.constantFrom('', '/-/issues', '/project', '/project.json', '.json'),
+        ([a, b], tail) => {
+          fc.pre(a.toLowerCase() !== b.toLowerCase());
+          const cache = new RouteCache(10);
+          cache.store(route(`/${a}`, 'cell_a', false), 60_000);
+          cache.store(route(`/${a}/exact.json`, 'cell_a', true), 60_000);
+          const probe = `/${b}${tail}`;
+          const hit = cache.lookup(probe);
+          // Only a probe that is really below /a may be served by /a's entries.
+          const below = probe === `/${a}` || probe.startsWith(`/${a}/`);
+          expect(hit === undefined ? undefined : hit.cell).toBe(below ? 'cell_a' : undefined);
+        },
+      ),
+    );
+  });
+
+  it('serves every path below a learned namespace prefix, dotted or suffixed', () => {
+    fc.assert(
+      fc.property(nameArb, fc.array(nameArb, { maxLength: 4 }), (a, rest) => {
+        const cache = new RouteCache(10);
+        cache.store(route(`/${a}`, 'cell_a', false), 60_000);
+        expect(cache.lookup(['', a, ...rest].join('/'))?.cell).toBe('cell_a');
+      }),
+    );
   });
 });

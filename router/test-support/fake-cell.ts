@@ -49,6 +49,10 @@ export interface World {
   learnTtl: number;
   /** Makes every learn call fail with 500. */
   learnFails: boolean;
+  /** A canned learn answer for a path (checked first); undefined = the table-driven answer. */
+  learnHook: ((pathInfo: string) => Record<string, unknown> | undefined) | undefined;
+  /** Page paths every cell answers `404` (for the HTTP front's 404 delay). */
+  notFoundPages: Set<string>;
   /** `${username} ${action} ${project}` → denial message. */
   denials: Map<string, string>;
   consoleMessages: string[];
@@ -86,6 +90,8 @@ export function createWorld(secret: string, legacyCell: string): World {
     projects: [],
     learnTtl: 60,
     learnFails: false,
+    learnHook: undefined,
+    notFoundPages: new Set(),
     denials: new Map(),
     consoleMessages: [],
     unframedCells: new Set(),
@@ -189,11 +195,16 @@ export class FakeCell {
         { 'x-gitlab-cell-redirect': owner.cell },
       );
     }
+    if (this.world.notFoundPages.has(url.pathname)) {
+      return json(stream, 404, { message: '404 Not Found' });
+    }
     json(stream, 200, {
       cell: this.name,
       path: url.pathname,
       method,
       xForwardedFor: headers['x-forwarded-for'] ?? null,
+      ruleAction: headers['x-gitlab-http-router-rule-action'] ?? null,
+      ruleType: headers['x-gitlab-http-router-rule-type'] ?? null,
       bodyLength: body.length,
     });
   }
@@ -215,6 +226,8 @@ export class FakeCell {
       case '/api/v4/internal/cells/learn': {
         if (w.learnFails) return answer(500, { message: 'learn is broken' });
         const pathInfo = url.searchParams.get('path_info') ?? '/';
+        const canned = w.learnHook?.(pathInfo);
+        if (canned) return answer(200, canned);
         const ns = pathInfo.split('/').filter(Boolean)[0];
         const owner = w.projects.find((p) => p.path.split('/')[0] === ns);
         if (!ns || !owner) {

@@ -16,6 +16,8 @@ export const DEMO_USERS = [
   { id: 3, username: 'bob', name: 'Bob', defaultOrganization: 'gitlab-com-public', keyId: 3 },
   { id: 4, username: 'carol', name: 'Carol', defaultOrganization: 'my-organization', keyId: 4 },
   { id: 5, username: 'dave', name: 'Dave', defaultOrganization: 'my-organization', keyId: 5 },
+  // A dotted username (cells-routing.md §5: `john.doe` replaces every parameter in dottedExample).
+  { id: 6, username: 'john.doe', name: 'John Doe', defaultOrganization: 'my-organization', keyId: 6 },
 ] as const;
 
 const MAIN_PROTECTED = [{ name: 'main', pushAccessLevel: AccessLevel.maintainer, allowForcePush: false }];
@@ -27,11 +29,16 @@ export const DEMO_PROJECTS = [
   { id: 3, namespace: 'my-company', path: 'my-project', visibility: 'private' },
   { id: 4, namespace: 'my-company', path: 'my-other-project', visibility: 'private' },
   { id: 5, namespace: 'not-my-company', path: 'not-my-project', visibility: 'private' },
+  // Dotted names, for routing tests: a user namespace and a group, away from the legacy cell.
+  { id: 6, namespace: 'john.doe', path: 'notes', visibility: 'public' },
+  { id: 7, namespace: 'acme.corp', path: 'www.site', visibility: 'public' },
 ] as const;
 
 /**
  * The demo topology of architecture.md (seed 000): four cells, `cell_us0` legacy; my-company in
  * cell_eu0 (organization my-organization), not-my-company in cell_us1, gitlab-org in the legacy cell.
+ * Dotted names for routing tests: user john.doe (my-organization, cell_eu0) owns `john.doe/notes`;
+ * group acme.corp (cell_us1) owns `acme.corp/www.site`.
  */
 export function demoTopology(
   ports: StackPorts,
@@ -67,6 +74,7 @@ export function demoTopology(
         organization: 'not-my-organization',
       },
       { id: 3, path: 'my-company', name: 'My Company', kind: 'group', organization: 'my-organization' },
+      { id: 4, path: 'acme.corp', name: 'Acme Corp', kind: 'group', organization: 'not-my-organization' },
       ...DEMO_USERS.map((u, i) => ({
         id: 10 + i,
         path: u.username,

@@ -74,6 +74,19 @@ describe('router main', () => {
     expect(r.err()).toContain('region (ROUTER_REGION) "mars" has no cell');
   });
 
+  it('exits 78 naming the rule and field of a bad rulesFile', async () => {
+    const rules = join(dir, 'rules.json');
+    writeFileSync(
+      rules,
+      JSON.stringify([{ id: 'elsewhere', action: 'proxy', proxy: { address: 'x.example:1' } }]),
+    );
+    const r = start({ ...validConfig(), rulesFile: rules });
+    expect(await r.exited).toBe(78);
+    expect(r.err()).toContain(
+      `router: invalid configuration: ruleset ${rules}: rule "elsewhere": proxy.address`,
+    );
+  });
+
   it('exits 78 when the shell secret file is readable by others', async () => {
     const loose = join(dir, 'loose-secret');
     writeFileSync(loose, 'x'.repeat(32), { mode: 0o644 });

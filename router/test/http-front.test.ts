@@ -191,7 +191,7 @@ describe('configured rules and the 404 delay', () => {
         { id: 'everything_else', action: 'proxy' },
       ]),
     );
-    other = await startTestStack({ rulesFile, notFoundDelayMs: [400, 400] });
+    other = await startTestStack({ rulesFile, notFoundDelayMs: [800, 800] });
   });
 
   afterAll(async () => {
@@ -228,11 +228,11 @@ describe('configured rules and the 404 delay', () => {
     other.world.notFoundPages.add('/missing');
     const missing = await otherGet('/missing');
     expect(missing.status).toBe(404);
-    expect(missing.ms).toBeGreaterThanOrEqual(390);
+    expect(missing.ms).toBeGreaterThanOrEqual(790);
     const found = await otherGet('/present');
     expect(found.status).toBe(200);
-    expect(found.ms).toBeLessThan(390);
+    expect(found.ms).toBeLessThan(790);
     // The router's own 404 (internal API) is not a cell's answer and is not held.
-    expect((await otherGet('/api/v4/internal/check')).ms).toBeLessThan(390);
+    expect((await otherGet('/api/v4/internal/check')).ms).toBeLessThan(790);
   });
 });

@@ -22,7 +22,7 @@ let stack: RunningStack;
 let dir: string;
 let shortRouter: SpawnedRouter;
 
-const SHORT_TTL_MS = 6_000;
+const SHORT_TTL_MS = 15_000;
 const LEARNS = 'gitlab_cells_router_learn_requests_total';
 const REDIRECTS = 'gitlab_cells_router_redirects_total';
 const MOVED_PROJECT = 'my-company/my-project';
@@ -186,12 +186,14 @@ describe('an organization moves to another cell', () => {
 
   it('a router whose cached routes expired learns the new cell without a 421', async () => {
     // The organization is on cell_eu1 now; the short-lived router learns that and caches it.
+    const firstLearn = Date.now();
     const ssh1 = await measure(euShort, () => clone(euShort, 'dave', MOVED_PROJECT));
     const http1 = await measure(euShort, () => page(euShort, '/john.doe/notes'));
-    const learnedAt = Date.now();
+    const lastLearn = Date.now();
     const ssh2 = await measure(euShort, () => clone(euShort, 'dave', MOVED_PROJECT));
     const http2 = await measure(euShort, () => page(euShort, '/john.doe/notes'));
-    expect(Date.now() - learnedAt).toBeLessThan(SHORT_TTL_MS);
+    // Both routes were still cached for the second round (else the machine is too slow for this test).
+    expect(Date.now() - firstLearn).toBeLessThan(SHORT_TTL_MS);
     expect([ssh1.learns, ssh1.servedBy, ssh2.learns, ssh2.servedBy]).toEqual([
       1,
       ['cell_eu1'],
@@ -206,7 +208,7 @@ describe('an organization moves to another cell', () => {
     ]);
 
     await moveOrganization('my-organization', 'cell_eu0');
-    const wait = learnedAt + SHORT_TTL_MS + 500 - Date.now();
+    const wait = lastLearn + SHORT_TTL_MS + 500 - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 
     const ssh3 = await measure(euShort, () => clone(euShort, 'dave', MOVED_PROJECT));

@@ -105,11 +105,14 @@ function answer(res: ServerResponse, status: number, message: string, requestId:
   res.end(JSON.stringify({ message }));
 }
 
-function notFoundDelay(deps: HttpFrontDeps): number {
-  const range = deps.notFoundDelayMs;
+/** Milliseconds to hold a `404`: uniform over `[min, max]` (both included); 0 when off. */
+export function notFoundDelay(
+  range: readonly [number, number] | undefined,
+  random: () => number = Math.random,
+): number {
   if (!range) return 0;
   const [min, max] = range;
-  return min + Math.floor((deps.random ?? Math.random)() * (max - min + 1));
+  return Math.min(max, min + Math.floor(random() * (max - min + 1)));
 }
 
 async function proxy(deps: HttpFrontDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -178,7 +181,7 @@ async function proxy(deps: HttpFrontDeps, req: IncomingMessage, res: ServerRespo
       };
       log.debug(details, 'proxied');
       if (upstream.status === 404) {
-        const delay = notFoundDelay(deps);
+        const delay = notFoundDelay(deps.notFoundDelayMs, deps.random);
         if (delay > 0) await sleep(delay);
         if (res.destroyed) {
           call.cancel();

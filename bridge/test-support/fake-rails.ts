@@ -12,6 +12,8 @@ import {
 export type Policy =
   | {
       kind: 'allow';
+      /** `Repository.relative_path` (default `<project>.git`). */
+      relativePath?: string;
       callMetadata?: Record<string, string>;
       gitConfigOptions?: string[];
       gitalyAddress?: string;
@@ -25,6 +27,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /** The client (the bridge) closed the connection before an answer was sent. */
+  abandoned: boolean;
 }
 
 export interface FakeRails {
@@ -39,8 +43,10 @@ export interface FakeRails {
 const PREAUTH = /^\/(.+)\.git\/ssh-(upload-pack|receive-pack|upload-archive)$/;
 
 /**
- * A Rails stand-in: the Workhorse pre-authorization of the tunnel routes (checks both JWTs as Rails
- * does, answers per project policy), and an echo for every other path, for proxy tests.
+ * A Rails stand-in, for what the real mock cell cannot do: record what the bridge sent (pre-auth
+ * headers, proxied requests: every other path is echoed), hang, answer any status and body, accept
+ * Geo, or hand out a Gitaly address, token or config options of a test's choosing. Pre-authorization
+ * checks both JWTs as Rails does, then answers per project policy.
  */
 export async function startFakeRails(opts: {
   shellKey: JwtKey;
@@ -63,8 +69,12 @@ export async function startFakeRails(opts: {
         url,
         headers: req.headers,
         body: Buffer.concat(parts),
+        abandoned: false,
       };
       requests.push(rec);
+      res.once('close', () => {
+        rec.abandoned = !res.writableFinished;
+      });
       const path = url.split('?')[0] ?? '';
       const m = req.method === 'POST' ? PREAUTH.exec(path) : null;
       if (!m) {
@@ -111,7 +121,7 @@ export async function startFakeRails(opts: {
         ShowAllRefs: false,
         Repository: {
           storage_name: opts.storageName ?? 'default',
-          relative_path: `${project}.git`,
+          relative_path: policy.relativePath ?? `${project}.git`,
           git_object_directory: '',
           git_alternate_object_directories: [],
           gl_repository: 'project-1',

@@ -1,40 +1,47 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createRepo,
   GIT_ENV,
   git,
   type Harness,
+  PROJECT,
   type RunningBridge,
   startHarness,
+  USER,
 } from '../test-support/harness.js';
+import { buildPrograms, type Programs } from '../test-support/programs.js';
 
 const HELPER = fileURLToPath(new URL('../test-support/git-ssh-tunnel.mjs', import.meta.url));
 
+let programs: Programs;
 let h: Harness;
 let b: RunningBridge;
+let bare: string;
 beforeAll(async () => {
-  h = await startHarness();
+  // Pushes run mock Gitaly's hooks, which call the mock cell: they need the compiled hook program.
+  programs = await buildPrograms();
+  h = await startHarness({ hookProgram: programs.hookMain });
+  bare = h.createRepo(PROJECT);
   b = await h.startBridge();
-  createRepo(h.storage, 'group/project.git');
 });
 afterAll(async () => {
   await h?.close();
+  if (programs) rmSync(programs.dir, { recursive: true, force: true });
 });
 
 /** Runs real git with the tunnel helper as its ssh. */
 async function gitThroughBridge(
   args: string[],
-  opts: { protocol: 'h1' | 'h2'; framed?: boolean; cwd?: string },
+  opts: { protocol: 'h1' | 'h2'; framed: boolean; cwd?: string },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = {
     ...GIT_ENV,
     GIT_SSH_COMMAND: `${process.execPath} ${HELPER}`,
     BRIDGE_TUNNEL_URL: b.url,
-    BRIDGE_TUNNEL_TOKEN: await h.token(),
+    BRIDGE_TUNNEL_TOKEN: await h.token(USER.alice),
     BRIDGE_TUNNEL_PROTOCOL: opts.protocol,
     BRIDGE_TUNNEL_FRAMED: opts.framed ? '1' : '0',
   };
@@ -50,39 +57,71 @@ async function gitThroughBridge(
   });
 }
 
-const REMOTE = 'ssh://git@bridge.test/group/project.git';
+const REMOTE = `ssh://git@bridge.test/${PROJECT}.git`;
 
 describe.each([
   { protocol: 'h1', framed: false },
   { protocol: 'h2', framed: true },
-] as const)('real git over $protocol (framed: $framed)', ({ protocol, framed }) => {
-  it('clones, pushes and fetches the pushed commit back', async () => {
-    const dest = mkdtempSync(join(h.dir, `clone-${protocol}-`));
-    const clone = await gitThroughBridge(['clone', REMOTE, dest], { protocol, framed });
-    expect(clone.stderr).not.toContain('fatal');
-    expect(clone.code).toBe(0);
-    expect(readFileSync(join(dest, 'README.md'), 'utf8')).toBe('# hello through the bridge\n');
+] as const)(
+  'real git through the bridge and the real mock Gitaly over $protocol (framed: $framed)',
+  (mode) => {
+    const { protocol } = mode;
 
-    writeFileSync(join(dest, `${protocol}.txt`), `pushed over ${protocol}\n`);
-    git(['add', '.'], dest);
-    git(['commit', '--quiet', '-m', `push over ${protocol}`], dest);
-    const push = await gitThroughBridge(['push', 'origin', 'main'], { protocol, framed, cwd: dest });
-    expect(push.code).toBe(0);
-    const pushed = git(['rev-parse', 'HEAD'], dest).trim();
-    expect(git(['--git-dir', join(h.storage, 'group/project.git'), 'rev-parse', 'main']).trim()).toBe(pushed);
+    it('clones, pushes a branch through the hooks, and fetches it back', async () => {
+      const dest = mkdtempSync(join(h.dir, `clone-${protocol}-`));
+      const clone = await gitThroughBridge(['clone', REMOTE, dest], mode);
+      expect(clone.stderr).not.toContain('fatal');
+      expect(clone.code).toBe(0);
+      expect(readFileSync(join(dest, 'README.md'), 'utf8')).toBe('# hello through the bridge\n');
 
-    const again = mkdtempSync(join(h.dir, `again-${protocol}-`));
-    const clone2 = await gitThroughBridge(['clone', REMOTE, again], { protocol, framed });
-    expect(clone2.code).toBe(0);
-    expect(readFileSync(join(again, `${protocol}.txt`), 'utf8')).toBe(`pushed over ${protocol}\n`);
-  });
+      const branch = `topic-${protocol}`;
+      writeFileSync(join(dest, `${protocol}.txt`), `pushed over ${protocol}\n`);
+      git(['add', '.'], dest);
+      git(['commit', '--quiet', '-m', `push over ${protocol}`], dest);
+      const push = await gitThroughBridge(['push', 'origin', `HEAD:refs/heads/${branch}`], {
+        ...mode,
+        cwd: dest,
+      });
+      expect(push.code).toBe(0);
+      // post-receive's message, from the mock cell through the hook, git and the bridge.
+      expect(push.stderr).toContain(`To create a merge request for ${branch}, visit:`);
+      const pushed = git(['rev-parse', 'HEAD'], dest).trim();
+      expect(git(['--git-dir', bare, 'rev-parse', branch]).trim()).toBe(pushed);
+      // The hooks got the receive-pack identity the bridge sent Gitaly (gl_id, gl_repository).
+      const postReceive = h.cell.hookLog
+        .calls()
+        .find((c) => c.endpoint === 'post_receive' && JSON.stringify(c.body).includes(branch));
+      expect(postReceive?.body).toMatchObject({ gl_repository: 'project-3', identifier: USER.alice });
 
-  it('serves git archive --remote', async () => {
-    const r = await gitThroughBridge(['archive', `--remote=${REMOTE}`, '--format=tar', 'HEAD', 'README.md'], {
-      protocol,
-      framed,
+      const again = mkdtempSync(join(h.dir, `again-${protocol}-`));
+      git(['init', '--quiet', again]);
+      const fetch = await gitThroughBridge(['fetch', REMOTE, `${branch}:${branch}`], { ...mode, cwd: again });
+      expect(fetch.code).toBe(0);
+      expect(git(['show', `${branch}:${protocol}.txt`], again)).toBe(`pushed over ${protocol}\n`);
     });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('# hello through the bridge');
-  });
-});
+
+    it('carries the hook refusal of a push to a protected branch back to git', async () => {
+      const dest = mkdtempSync(join(h.dir, `refused-${protocol}-`));
+      expect((await gitThroughBridge(['clone', REMOTE, dest], mode)).code).toBe(0);
+      git(['commit', '--quiet', '--allow-empty', '-m', 'not allowed'], dest);
+      const push = await gitThroughBridge(['push', 'origin', 'HEAD:main'], { ...mode, cwd: dest });
+      expect(push.code).not.toBe(0);
+      expect(push.stderr).toContain(
+        'GitLab: You are not allowed to push code to protected branches on this project.',
+      );
+      expect(push.stderr).toContain('[remote rejected] HEAD -> main (pre-receive hook declined)');
+      expect(git(['--git-dir', bare, 'rev-parse', 'main']).trim()).not.toBe(
+        git(['rev-parse', 'HEAD'], dest).trim(),
+      );
+    });
+
+    it('serves git archive --remote', async () => {
+      const r = await gitThroughBridge(
+        ['archive', `--remote=${REMOTE}`, '--format=tar', 'HEAD', 'README.md'],
+        mode,
+      );
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('# hello through the bridge');
+    });
+  },
+);

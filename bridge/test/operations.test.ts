@@ -1,13 +1,13 @@
 import { register } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type RunningBridge, startHarness } from '../test-support/harness.js';
+import { flushCount, lsRefs, PROTOCOL_V2 } from '../test-support/git-wire.js';
+import { type Harness, PROJECT, type RunningBridge, startHarness } from '../test-support/harness.js';
 import { openTunnel } from '../test-support/tunnel-client.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
-  h.gitaly.setBehaviour('echo/cat.git', { argv: ['cat'] });
-  h.gitaly.setBehaviour('echo/fail.git', { argv: ['sh', '-c', 'exit 2'] });
+  h.createRepo(PROJECT);
 });
 afterAll(async () => {
   await h?.close();
@@ -35,32 +35,41 @@ describe('metrics listener', () => {
   it('counts tunnels by route and outcome, bytes, durations, pre-auth latency and Gitaly errors', async () => {
     const b = await h.startBridge();
     const token = await h.token();
-    const ok = openTunnel('h2', b.url, '/echo/cat.git/ssh-upload-pack', {
+    const ok = openTunnel('h2', b.url, `/${PROJECT}.git/ssh-upload-pack`, {
       'gitlab-shell-api-request': token,
+      ...PROTOCOL_V2,
     });
     expect(await ok.status).toBe(200);
-    ok.write('12345');
-    await ok.waitFor((buf) => buf.length === 5);
+    await ok.waitFor((buf) => flushCount(buf) === 1);
+    const request = lsRefs();
+    ok.write(request);
+    await ok.waitFor((buf) => flushCount(buf) === 2);
     expect(sample(await scrape(b), 'bridge_tunnels_in_flight', { route: 'ssh_upload_pack' })).toBe(1);
     ok.end();
-    await ok.done;
+    expect(await ok.done).toBe(true);
 
-    const rejected = openTunnel('h1', b.url, '/echo/cat.git/ssh-receive-pack', {});
+    const rejected = openTunnel('h1', b.url, `/${PROJECT}.git/ssh-receive-pack`, {});
     expect(await rejected.status).toBe(404);
     await rejected.done;
-    const failed = openTunnel('h1', b.url, '/echo/fail.git/ssh-upload-pack', {
+    // Protocol v0 upload-pack fed garbage: git exits 128, mock Gitaly ends the call with INTERNAL.
+    const failed = openTunnel('h1', b.url, `/${PROJECT}.git/ssh-upload-pack`, {
       'gitlab-shell-api-request': token,
     });
+    await failed.waitFor((buf) => flushCount(buf) === 1);
+    failed.write('xxxx\n');
     await failed.done;
+    expect(failed.received().toString()).toMatch(/Internal Server Error\n$/);
 
     const text = await scrape(b);
     expect(sample(text, 'bridge_tunnels_in_flight', { route: 'ssh_upload_pack' })).toBe(0);
     expect(sample(text, 'bridge_tunnels_total', { route: 'ssh_upload_pack', outcome: 'ok' })).toBe(1);
     expect(sample(text, 'bridge_tunnels_total', { route: 'ssh_upload_pack', outcome: 'system' })).toBe(1);
     expect(sample(text, 'bridge_tunnels_total', { route: 'ssh_receive_pack', outcome: 'policy' })).toBe(1);
-    expect(sample(text, 'bridge_tunnel_bytes_total', { route: 'ssh_upload_pack', direction: 'in' })).toBe(5);
+    expect(sample(text, 'bridge_tunnel_bytes_total', { route: 'ssh_upload_pack', direction: 'in' })).toBe(
+      request.length + 'xxxx\n'.length,
+    );
     expect(sample(text, 'bridge_tunnel_bytes_total', { route: 'ssh_upload_pack', direction: 'out' })).toBe(
-      5 + 'Internal Server Error\n'.length,
+      ok.received().length + failed.received().length,
     );
     expect(
       sample(text, 'bridge_tunnel_duration_seconds_count', { route: 'ssh_upload_pack', outcome: 'ok' }),
@@ -69,10 +78,18 @@ describe('metrics listener', () => {
     expect(sample(text, 'bridge_gitaly_errors_total', { route: 'ssh_upload_pack', code: 'INTERNAL' })).toBe(
       1,
     );
-    const proxied = await fetch(`${b.url}/api/v4/internal/check`);
+    // The internal API through the bridge to the mock cell.
+    const proxied = await fetch(`${b.url}/api/v4/internal/check`, {
+      headers: { 'gitlab-shell-api-request': token },
+    });
     expect(proxied.status).toBe(200);
-    await proxied.text();
-    expect(sample(await scrape(b), 'bridge_proxy_requests_total', { status: '2xx' })).toBe(1);
+    expect(await proxied.json()).toMatchObject({ api_version: 'v4' });
+    const unauthorized = await fetch(`${b.url}/api/v4/internal/check`);
+    expect(unauthorized.status).toBe(401);
+    await unauthorized.text();
+    const after = await scrape(b);
+    expect(sample(after, 'bridge_proxy_requests_total', { status: '2xx' })).toBe(1);
+    expect(sample(after, 'bridge_proxy_requests_total', { status: '4xx' })).toBe(1);
     // Its own registry: nothing lands in prom-client's global one.
     expect(await register.metrics()).not.toContain('bridge_tunnels_total');
   });

@@ -4,13 +4,17 @@ import http2 from 'node:http2';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type RunningBridge, startHarness } from '../test-support/harness.js';
+import { flushCount, lsRefs, PROTOCOL_V2 } from '../test-support/git-wire.js';
+import { type Harness, PROJECT, type RunningBridge, startHarness } from '../test-support/harness.js';
 import { openTunnel, simpleRequest } from '../test-support/tunnel-client.js';
 
 let h: Harness;
+/** In front of the mock cell, for tunnels. */
 let b: RunningBridge;
+/** In front of the fake Rails, whose echo shows what a proxied request carried. */
+let echoBridge: RunningBridge;
 let ca: Buffer;
-let httpsUrl: string;
+const https = (r: RunningBridge) => r.url.replace('http:', 'https:');
 const STREAM_WINDOW = 3 * 1024 * 1024;
 const CONNECTION_WINDOW = 12 * 1024 * 1024;
 
@@ -29,12 +33,13 @@ beforeAll(async () => {
     { stdio: 'ignore' },
   );
   ca = readFileSync(cert);
+  const tlsDeps = { tls: { cert: ca, key: readFileSync(key) } };
   b = await h.startBridge(
     { h2StreamWindowBytes: STREAM_WINDOW, h2ConnectionWindowBytes: CONNECTION_WINDOW },
-    { tls: { cert: ca, key: readFileSync(key) } },
+    tlsDeps,
   );
-  httpsUrl = b.url.replace('http:', 'https:');
-  h.gitaly.setBehaviour('echo/cat.git', { argv: ['cat'] });
+  echoBridge = await h.startBridge({ railsUrl: h.rails.url }, tlsDeps);
+  h.createRepo(PROJECT);
 });
 afterAll(async () => {
   await h?.close();
@@ -49,26 +54,28 @@ describe('one port, every protocol', () => {
   ] as const;
 
   for (const c of cases) {
-    it(`tunnels full duplex over ${c.name}`, async () => {
+    it(`tunnels full duplex to git over ${c.name}`, async () => {
+      const id = `proto-${c.protocol}-${c.tlsOn}`;
       const t = openTunnel(
         c.protocol,
-        c.tlsOn ? httpsUrl : b.url,
-        '/echo/cat.git/ssh-upload-pack',
-        { 'gitlab-shell-api-request': await h.token(), 'x-request-id': `proto-${c.protocol}-${c.tlsOn}` },
+        c.tlsOn ? https(b) : b.url,
+        `/${PROJECT}.git/ssh-upload-pack`,
+        { 'gitlab-shell-api-request': await h.token(), ...PROTOCOL_V2, 'x-request-id': id },
         { ca },
       );
       expect(await t.status).toBe(200);
-      t.write('one ');
-      await t.waitFor((buf) => buf.toString() === 'one ');
-      t.end('two');
+      await t.waitFor((buf) => flushCount(buf) === 1);
+      t.write(lsRefs());
+      await t.waitFor((buf) => flushCount(buf) === 2);
+      t.end(lsRefs(['refs/tags/']));
       expect(await t.done).toBe(true);
-      expect(t.received().toString()).toBe('one two');
-      const line = b.logs.tunnels().find((l) => l.correlation_id === `proto-${c.protocol}-${c.tlsOn}`);
-      expect(line?.protocol).toBe(c.protocol);
+      expect(flushCount(t.received())).toBe(3);
+      const line = b.logs.tunnels().find((l) => l.correlation_id === id);
+      expect(line).toMatchObject({ protocol: c.protocol, outcome: 'ok' });
     });
 
     it(`proxies over ${c.name} with the right X-Forwarded-Proto`, async () => {
-      const r = await simpleRequest(c.protocol, c.tlsOn ? httpsUrl : b.url, {
+      const r = await simpleRequest(c.protocol, c.tlsOn ? https(echoBridge) : echoBridge.url, {
         path: '/api/v4/internal/check',
         ca,
       });

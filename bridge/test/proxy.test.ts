@@ -3,10 +3,11 @@ import { type Harness, type RunningBridge, startHarness } from '../test-support/
 import { simpleRequest } from '../test-support/tunnel-client.js';
 
 let h: Harness;
+/** In front of the fake Rails, whose echo shows what each proxied request carried. */
 let b: RunningBridge;
 beforeAll(async () => {
   h = await startHarness();
-  b = await h.startBridge();
+  b = await h.startBridge({ railsUrl: h.rails.url });
 });
 afterAll(async () => {
   await h?.close();

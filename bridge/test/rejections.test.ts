@@ -3,14 +3,27 @@ import { performance } from 'node:perf_hooks';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtKey, signShellJwt } from '../../lib/jwt.js';
-import { type Harness, type RunningBridge, startHarness } from '../test-support/harness.js';
+import {
+  type Harness,
+  OTHER_CELL_PROJECT,
+  PROJECT,
+  type RunningBridge,
+  startHarness,
+  USER,
+} from '../test-support/harness.js';
 import { openTunnel, type Protocol } from '../test-support/tunnel-client.js';
+import { liveGit } from '../test-support/waits.js';
 
 let h: Harness;
+/** In front of the fake Rails: it records whether it was asked, and answers what the cell cannot. */
 let b: RunningBridge;
+/** In front of the real mock cell. */
+let c: RunningBridge;
 beforeAll(async () => {
   h = await startHarness();
-  b = await h.startBridge();
+  h.createRepo(PROJECT);
+  b = await h.startBridge({ railsUrl: h.rails.url });
+  c = await h.startBridge();
 });
 afterAll(async () => {
   await h?.close();
@@ -71,37 +84,78 @@ describe.each(['h1', 'h2'] as const)('rejections over %s (body open and silent)'
     });
   }
 
-  const refusals: { status: number; body: string; headers: Record<string, string> }[] = [
-    { status: 401, body: 'Geo JWT authentication failed: bad', headers: { 'content-type': 'text/plain' } },
-    { status: 403, body: 'You are not allowed to download code from this project.', headers: {} },
-    { status: 404, body: 'The project you were looking for could not be found.', headers: {} },
-    { status: 503, body: 'The git server, Gitaly, is not available at this time.', headers: {} },
-    { status: 421, body: 'not my project', headers: { 'x-gitlab-cell-redirect': 'cell_eu0' } },
+  const refusals = [
+    {
+      name: '404 for a user who cannot see the project',
+      glId: USER.bob,
+      path: `/${PROJECT}.git/ssh-upload-pack`,
+      status: 404,
+      body: "The project you were looking for could not be found or you don't have permission to view it.",
+    },
+    {
+      name: '404 for a gl_id the cell does not know',
+      glId: 'user-99',
+      path: `/${PROJECT}.git/ssh-upload-pack`,
+      status: 404,
+      body: 'Not found',
+    },
+    {
+      name: '403 for a Reporter pushing',
+      glId: USER.carol,
+      path: `/${PROJECT}.git/ssh-receive-pack`,
+      status: 403,
+      body: 'You are not allowed to push code to this project.',
+    },
+    {
+      name: '421 + X-Gitlab-Cell-Redirect for a project of another cell',
+      glId: USER.alice,
+      path: `/${OTHER_CELL_PROJECT}.git/ssh-upload-pack`,
+      status: 421,
+      body: `The project ${OTHER_CELL_PROJECT} is served by cell cell_us0.`,
+    },
   ];
   for (const refusal of refusals) {
-    it(`passes back a pre-authorization ${refusal.status} unchanged, at once`, async () => {
-      const project = `refused/p${refusal.status}-${protocol}`;
-      h.rails.setPolicy(project, {
-        kind: 'answer',
-        status: refusal.status,
-        body: refusal.body,
-        headers: { 'content-type': 'text/plain', 'gitlab-sv': 'x', 'gitlab-lb': 'y', ...refusal.headers },
-      });
-      const r = await silentTunnel(protocol, b.url, `/${project}.git/ssh-receive-pack`, {
-        'gitlab-shell-api-request': await h.token(),
+    it(`passes back the mock cell's ${refusal.name} unchanged, at once`, async () => {
+      const id = `refused-${refusal.status}-${refusal.glId}-${protocol}`;
+      const r = await silentTunnel(protocol, c.url, refusal.path, {
+        'gitlab-shell-api-request': await h.token(refusal.glId),
+        'x-request-id': id,
       });
       expect(r.status).toBe(refusal.status);
       expect(r.body).toBe(refusal.body);
-      expect(r.headers['gitlab-sv']).toBeUndefined();
-      expect(r.headers['gitlab-lb']).toBeUndefined();
-      if (refusal.status === 421) expect(r.headers['x-gitlab-cell-redirect']).toBe('cell_eu0');
+      expect(r.headers['content-type']).toMatch(/^text\/plain/);
+      // Rails' answer is passed on with its headers: here the mock cell's name.
+      expect(r.headers['x-gitlab-cell']).toBe('cell_eu0');
+      if (refusal.status === 421) expect(r.headers['x-gitlab-cell-redirect']).toBe('cell_us0');
       expect(r.ms).toBeLessThan(1000);
       expect(r.closedMs).toBeLessThan(1000);
-      expect(
-        h.gitaly.calls.filter((c) => c.first.repository?.relative_path === `${project}.git`),
-      ).toHaveLength(0);
+      expect(c.logs.tunnels().find((l) => l.correlation_id === id)).toMatchObject({
+        status: refusal.status,
+        outcome: 'policy',
+      });
+      expect(h.gitaly.logs.correlated(id)).toEqual([]);
+      expect(liveGit()).toBe(0);
     });
   }
+
+  it('passes back a Rails refusal without its internal headers (fake Rails: 503)', async () => {
+    const project = `refused/p503-${protocol}`;
+    h.rails.setPolicy(project, {
+      kind: 'answer',
+      status: 503,
+      body: 'The git server, Gitaly, is not available at this time.',
+      headers: { 'content-type': 'text/plain', 'gitlab-sv': 'x', 'gitlab-lb': 'y', 'retry-after': '5' },
+    });
+    const r = await silentTunnel(protocol, b.url, `/${project}.git/ssh-receive-pack`, {
+      'gitlab-shell-api-request': await h.token(),
+    });
+    expect(r.status).toBe(503);
+    expect(r.body).toBe('The git server, Gitaly, is not available at this time.');
+    expect(r.headers['gitlab-sv']).toBeUndefined();
+    expect(r.headers['gitlab-lb']).toBeUndefined();
+    expect(r.ms).toBeLessThan(1000);
+    expect(r.closedMs).toBeLessThan(1000);
+  });
 
   it('turns an oversized refusal into an empty 404 (if 404) or a 500', async () => {
     const big = 'x'.repeat(40_000);
@@ -120,7 +174,7 @@ describe.each(['h1', 'h2'] as const)('rejections over %s (body open and silent)'
   });
 
   it('answers 500 when Rails does not answer pre-authorization in time', async () => {
-    const slow = await h.startBridge({ preauthTimeoutMs: 300 });
+    const slow = await h.startBridge({ preauthTimeoutMs: 300, railsUrl: h.rails.url });
     h.rails.setPolicy(`slow/${protocol}`, { kind: 'hang' });
     const r = await silentTunnel(protocol, slow.url, `/slow/${protocol}.git/ssh-upload-pack`, {
       'gitlab-shell-api-request': await h.token(),

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { ConfigError, int, loadConfig, str } from '../lib/config.js';
 import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js';
 import { demoTopology } from './demo-topology.js';
@@ -62,7 +62,9 @@ async function main(): Promise<void> {
   }
 
   const contract = { ...stackJson(paths, ports, topology, repositories), pids: supervisor.pids };
-  await writeFile(paths.stackJson, `${JSON.stringify(contract, null, 2)}\n`);
+  // Written atomically: readers that poll for the file never see half of it.
+  await writeFile(`${paths.stackJson}.tmp`, `${JSON.stringify(contract, null, 2)}\n`);
+  await rename(`${paths.stackJson}.tmp`, paths.stackJson);
   const sshCommand = `ssh -i ${paths.userKey('alice')} -o IdentitiesOnly=yes -o UserKnownHostsFile=${paths.root}/known_hosts`;
   process.stdout.write(
     [

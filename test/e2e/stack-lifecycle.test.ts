@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventually, isAlive } from '../helpers/procs.js';
 import { run } from '../helpers/run.js';
@@ -32,8 +33,11 @@ describe('npm start stack', () => {
       expect(a.json.router.ssh).not.toBe(b.json.router.ssh);
     } finally {
       const pids = [a, b].flatMap((s) => Object.values(s.json.pids));
-      await Promise.all([a.stop(), b.stop()]);
+      // Ctrl-C equivalent: the stack itself must end every service and exit 0.
+      expect(await Promise.all([a.terminate(), b.terminate()])).toEqual([0, 0]);
       expect(await eventually(() => pids.every((p) => !isAlive(p)), 5_000)).toBe(true);
+      expect(existsSync(join(a.dataDir, 'stack.json'))).toBe(false);
+      await Promise.all([a.stop(), b.stop()]);
     }
   }, 420_000);
 });

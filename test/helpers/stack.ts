@@ -39,6 +39,9 @@ export interface RunningStack {
   /** ssh://git@127.0.0.1:<port>/<path>.git */
   url(projectPath: string): string;
   project(path: string): StackJson['projects'][number];
+  /** SIGTERM to the stack's main process, as Ctrl-C would; resolves with its exit code. */
+  terminate(): Promise<number | null>;
+  /** terminate(), then kill anything left in the stack's process group and remove its data. */
   stop(): Promise<void>;
 }
 
@@ -76,13 +79,44 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
+/** Process groups of stacks started by this test process and not yet stopped. */
+const liveGroups = new Set<number>();
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+  liveGroups.delete(pgid);
+}
+
+// A test worker that dies mid-test must not leave a stack running.
+process.once('exit', () => {
+  for (const pgid of liveGroups) killGroup(pgid);
+});
+
 /**
  * Starts the whole stack exactly as `npm start` does (`node dist/stack/main.js`), in a fresh data
- * folder with its own port offset, and waits for stack.json.
+ * folder with its own port offset, and waits for stack.json. The stack runs in its own process
+ * group, so whatever happens every process of it can be ended. A start that fails (e.g. a port
+ * taken between the check and the bind by a parallel test) is retried with another offset.
  */
 export async function startStack(
   opts: { logLevel?: string; timeoutMs?: number } = {},
 ): Promise<RunningStack> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startStackOnce(opts);
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw lastError;
+}
+
+async function startStackOnce(opts: { logLevel?: string; timeoutMs?: number }): Promise<RunningStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cells-stack-'));
   const home = join(dataDir, 'home');
   const offset = await pickOffset();
@@ -95,14 +129,17 @@ export async function startStack(
       STACK_LOG_LEVEL: opts.logLevel ?? 'info',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  const pgid = child.pid as number;
+  liveGroups.add(pgid);
   child.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
   child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
   const stackJsonPath = join(dataDir, 'stack.json');
   const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
   while (!existsSync(stackJsonPath)) {
     if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
+      killGroup(pgid);
       await rm(dataDir, { recursive: true, force: true });
       throw new Error(`stack did not start (exit ${child.exitCode}):\n${output.join('')}`);
     }
@@ -143,12 +180,16 @@ export async function startStack(
       if (!p) throw new Error(`no demo project ${path}`);
       return p;
     },
+    terminate: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await waitForExit(child, 30_000);
+      return child.exitCode;
+    },
     stop: async () => {
-      child.kill('SIGTERM');
-      if (!(await waitForExit(child, 20_000))) {
-        child.kill('SIGKILL');
-        await waitForExit(child, 5_000);
-      }
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await waitForExit(child, 30_000);
+      // The stack stops its services on SIGTERM; anything still in its group is killed.
+      killGroup(pgid);
       await rm(dataDir, { recursive: true, force: true });
     },
   };

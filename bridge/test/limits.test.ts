@@ -66,9 +66,11 @@ describe.each(['h1', 'h2'] as const)('concurrency limits over %s', (protocol) =>
     const b = await h.startBridge({ maxTunnels: 1 });
     const first = await tunnel(protocol, b.url);
     expect(await first.status).toBe(200);
+    const started = performance.now();
     const second = await tunnel(protocol, b.url, UPLOAD, USER.dave);
     expect(await second.status).toBe(503);
     await second.done;
+    expect(performance.now() - started).toBeLessThan(1000);
     expect(second.received().toString()).toMatch(/busy/);
     first.end();
     await first.done;

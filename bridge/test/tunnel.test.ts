@@ -372,7 +372,7 @@ describe.each(['h1', 'h2'] as const)('tunnel to the real mock Gitaly over %s', (
     expect(await t.status).toBe(200);
     const chunk = Buffer.alloc(1024 * 1024, 'p');
     for (let i = 0; i < 48; i++) t.write(chunk);
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 1000));
     const accepted = async () =>
       (await f.bridge.metrics.bytes.get()).values.find(
         (v) => v.labels.route === 'ssh_receive_pack' && v.labels.direction === 'in',

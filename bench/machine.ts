@@ -1,4 +1,4 @@
-import { cpus, release, totalmem, type } from 'node:os';
+import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { projectRoot } from '../lib/proto.js';
 import { sshdVersion } from './openssh.js';
 import { commandOutput } from './proc.js';
@@ -19,6 +19,8 @@ export interface RunInfo {
   commit: string;
   /** Uncommitted changes to tracked files when the run started. */
   dirty: boolean;
+  /** 1-minute load average when the measurements started and ended: other work on the machine skews timings. */
+  loadAverage: { start: number; end?: number };
 }
 
 export function machineInfo(): MachineInfo {
@@ -40,5 +42,14 @@ export function runInfo(): RunInfo {
   const head = commandOutput('git', ['-C', root, 'rev-parse', 'HEAD']) ?? '';
   const commit = /^[0-9a-f]{40}$/.test(head) ? head : 'unknown';
   const status = commandOutput('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no']) ?? '';
-  return { date: new Date().toISOString(), commit, dirty: status !== '' };
+  return {
+    date: new Date().toISOString(),
+    commit,
+    dirty: status !== '',
+    loadAverage: { start: loadOneMinute() },
+  };
+}
+
+export function loadOneMinute(): number {
+  return Math.round((loadavg()[0] ?? 0) * 100) / 100;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../lib/proto.js';
 import { hashedRepoPath } from '../lib/repo-path.js';
+import { readSecretFile } from '../lib/secrets.js';
 import { DEMO_PROJECTS } from '../stack/demo-topology.js';
 import { stackPaths } from '../stack/layout.js';
 import {
@@ -16,8 +17,9 @@ import {
   type ServedRepo,
   sequentialClones,
 } from './git-workloads.js';
+import { GitalyDirect } from './gitaly-direct.js';
 import { type GrpcFloor, startGrpcFloor } from './grpc-floor.js';
-import { machineInfo, runInfo } from './machine.js';
+import { loadOneMinute, machineInfo, runInfo } from './machine.js';
 import {
   negotiatedAlgorithms,
   type OpenSshServer,
@@ -37,6 +39,7 @@ import { startBenchStack } from './stack-runner.js';
 import {
   bridgeThroughputRun,
   floorThroughputRun,
+  gitalyThroughputRun,
   idleMemory,
   type SlowReaderTarget,
   slowReadBridge,
@@ -44,6 +47,7 @@ import {
   summarizeThroughput,
   type ThroughputResult,
   type ThroughputRun,
+  type ThroughputTarget,
 } from './stack-workloads.js';
 import { MIB } from './stats.js';
 
@@ -296,6 +300,7 @@ class Bench {
         o.pushRuns,
       );
     }
+    results.run.loadAverage.end = loadOneMinute();
     return results;
   }
 
@@ -403,66 +408,101 @@ class Bench {
     floorStart: Outcome<void>,
   ): Promise<Partial<Record<ThroughputId, Outcome<ThroughputResult>>>> {
     const o = this.opts;
-    const target = { project: PROJECTS.large.path, head: large.head, packBytes: large.packBytes };
-    const runs: Record<ThroughputId, ThroughputRun[]> = {
-      'bridge-h2': [],
-      'bridge-http1': [],
-      'grpc-floor': [],
+    const stack = this.stack;
+    const floor = this.floor;
+    const big: ThroughputTarget = {
+      project: PROJECTS.large.path,
+      head: large.head,
+      packBytes: large.packBytes,
     };
+    const small: ThroughputTarget = { project: PROJECTS.small.path, head: this.smallHead, packBytes: 0 };
+    // The floor streams as many bytes as the bridge delivered (the pack size until it did).
+    let floorBytes = large.packBytes;
+    const gitaly = stack ? this.gitalyDirect(stack) : undefined;
+    const unavailable = (what: string) => async (): Promise<ThroughputRun> => {
+      throw new Error(what);
+    };
+    const paths: Array<{
+      id: ThroughputId;
+      label: string;
+      run(t: ThroughputTarget, ms: number): Promise<ThroughputRun>;
+    }> = [
+      {
+        id: 'bridge-h2',
+        label: 'bridge-only throughput, HTTP/2',
+        run: stack ? (t, ms) => bridgeThroughputRun(stack, 'h2', t, ms) : unavailable(stackMissing ?? ''),
+      },
+      {
+        id: 'bridge-http1',
+        label: 'bridge-only throughput, HTTP/1.1',
+        run: stack ? (t, ms) => bridgeThroughputRun(stack, 'http1', t, ms) : unavailable(stackMissing ?? ''),
+      },
+      {
+        id: 'gitaly-direct',
+        label: 'Gitaly-direct throughput',
+        run:
+          stack && gitaly
+            ? (t, ms) => gitalyThroughputRun(stack, gitaly, t, ms)
+            : unavailable(stackMissing ?? ''),
+      },
+      {
+        id: 'grpc-floor',
+        label: 'gRPC floor throughput',
+        run: floor
+          ? (t, ms) => floorThroughputRun(floor, t.packBytes === 0 ? MIB : floorBytes, ms)
+          : unavailable(errorOf(floorStart)),
+      },
+    ];
+    const runs = new Map<ThroughputId, ThroughputRun[]>(paths.map((p) => [p.id, []]));
     const failed = new Map<ThroughputId, string>();
-    const label = { 'bridge-h2': 'HTTP/2', 'bridge-http1': 'HTTP/1.1' } as const;
-    if (!this.floor) failed.set('grpc-floor', this.failures.record('gRPC floor', errorOf(floorStart)));
-    log(`throughput: ${o.throughputRuns} round(s) of bridge-only HTTP/2, HTTP/1.1 and the gRPC floor`);
-    // Untimed warm-up of each path (connections, JIT) with the small repository and 1 MiB.
-    const small = { project: PROJECTS.small.path, head: this.smallHead, packBytes: 0 };
-    for (const id of ['bridge-h2', 'bridge-http1'] as const) {
-      if (!this.stack) break;
-      const protocol = id === 'bridge-h2' ? 'h2' : 'http1';
-      await bridgeThroughputRun(this.stack, protocol, small, 60_000).catch((err: unknown) => {
-        failed.set(id, this.failures.record(`bridge-only warm-up, ${label[id]}`, err));
-      });
-    }
-    if (this.floor) {
-      await floorThroughputRun(this.floor, MIB, 60_000).catch((err: unknown) => {
-        failed.set('grpc-floor', this.failures.record('gRPC floor warm-up', err));
-      });
-    }
-    for (let round = 0; round < o.throughputRuns; round++) {
-      for (const id of ['bridge-h2', 'bridge-http1'] as const) {
-        if (failed.has(id)) continue;
-        try {
-          if (!this.stack) throw new Error(stackMissing);
-          const r = await bridgeThroughputRun(
-            this.stack,
-            id === 'bridge-h2' ? 'h2' : 'http1',
-            target,
-            o.opTimeoutMs,
-          );
-          runs[id].push(r);
-          log(`bridge only ${label[id]}: ${r.mibps.toFixed(0)} MiB/s`);
-        } catch (err) {
-          failed.set(id, this.failures.record(`bridge-only throughput, ${label[id]}`, err));
+    log(`throughput: ${o.throughputRuns} round(s) of ${paths.map((p) => p.id).join(', ')}`);
+    try {
+      // Untimed warm-up of each path (connections, JIT) with the small repository or 1 MiB.
+      for (const p of paths) {
+        await p
+          .run(small, 60_000)
+          .catch((err: unknown) => failed.set(p.id, this.failures.record(`${p.label} (warm-up)`, err)));
+      }
+      for (let round = 0; round < o.throughputRuns; round++) {
+        for (const p of paths) {
+          if (failed.has(p.id)) continue;
+          try {
+            const r = await p.run(big, o.opTimeoutMs);
+            runs.get(p.id)?.push(r);
+            if (p.id === 'bridge-h2') floorBytes = r.bytes;
+            log(`${p.label}: ${r.mibps.toFixed(0)} MiB/s`);
+          } catch (err) {
+            failed.set(p.id, this.failures.record(p.label, err));
+          }
         }
       }
-      const floor = this.floor;
-      if (floor && !failed.has('grpc-floor')) {
-        // The same number of bytes as the bridge delivered (the pack size when the bridge failed).
-        const bytes = runs['bridge-h2'][0]?.bytes ?? runs['bridge-http1'][0]?.bytes ?? large.packBytes;
-        try {
-          const r = await floorThroughputRun(floor, bytes, o.opTimeoutMs);
-          runs['grpc-floor'].push(r);
-          log(`gRPC floor: ${r.mibps.toFixed(0)} MiB/s`);
-        } catch (err) {
-          failed.set('grpc-floor', this.failures.record('gRPC floor throughput', err));
-        }
-      }
+    } finally {
+      gitaly?.close();
     }
     const out: Partial<Record<ThroughputId, Outcome<ThroughputResult>>> = {};
-    for (const id of ['bridge-h2', 'bridge-http1', 'grpc-floor'] as const) {
-      const error = failed.get(id);
-      out[id] = error ? { ok: false, error } : { ok: true, value: summarizeThroughput(runs[id]) };
+    for (const p of paths) {
+      const error = failed.get(p.id);
+      out[p.id] = error
+        ? { ok: false, error }
+        : { ok: true, value: summarizeThroughput(runs.get(p.id) ?? []) };
     }
     return out;
+  }
+
+  /** A Gitaly client for the cell of the large and small repositories, as the bridge would call it. */
+  private gitalyDirect(stack: BenchStack): GitalyDirect | undefined {
+    const cell = stack.json.cells.find((c) => c.name === PROJECTS.large.cell);
+    if (!cell) return undefined;
+    return new GitalyDirect({
+      address: cell.gitaly,
+      token: readSecretFile(stack.json.secrets.gitaly, 'Gitaly token'),
+      storage: 'default',
+      repository: (path) => {
+        const project = DEMO_PROJECTS.find((p) => `${p.namespace}/${p.path}` === path);
+        if (!project) throw new Error(`no demo project ${path}`);
+        return { relativePath: hashedRepoPath(project.id), glRepository: `project-${project.id}` };
+      },
+    });
   }
 
   private notes(slow: GeneratedRepo): string[] {

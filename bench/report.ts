@@ -9,7 +9,8 @@ import { MIB, ratio } from './stats.js';
 const THROUGHPUT_LABELS: Record<ThroughputId, string> = {
   'bridge-h2': 'Bridge only, HTTP/2 (h2c)',
   'bridge-http1': 'Bridge only, HTTP/1.1 (chunked)',
-  'grpc-floor': 'gRPC floor (grpc-js ↔ grpc-js)',
+  'gitaly-direct': 'Gitaly direct (grpc-js client → mock Gitaly, no bridge; diagnostic)',
+  'grpc-floor': 'gRPC floor (grpc-js ↔ grpc-js, no git)',
 };
 
 const TARGET_IDLE_TUNNEL_KIB = 256;
@@ -68,6 +69,10 @@ export function evaluate(r: BenchResults): void {
     {
       name: 'bridge-only (HTTP/1.1) / gRPC floor, throughput',
       value: ratio(tput(r, 'bridge-http1'), tput(r, 'grpc-floor')),
+    },
+    {
+      name: 'bridge-only (HTTP/2) / Gitaly direct, throughput (the bridge’s own cost)',
+      value: ratio(tput(r, 'bridge-h2'), tput(r, 'gitaly-direct')),
     },
   ];
   r.ratios = ratios;
@@ -137,7 +142,7 @@ export function renderMarkdown(r: BenchResults): string {
   };
   lines.push(
     `Run ${r.run.date} (${r.mode} mode) at commit \`${r.run.commit.slice(0, 12)}\`${r.run.dirty ? ' (with uncommitted changes)' : ''}.`,
-    `Machine: ${m.cpuCount} × ${m.cpuModel}, ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${m.os}; Node ${m.node}, ${m.git}, ${m.opensshClient}, server ${m.opensshServer}.`,
+    `Machine: ${m.cpuCount} × ${m.cpuModel}, ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${m.os}; Node ${m.node}, ${m.git}, ${m.opensshClient}, server ${m.opensshServer}. Load average (1 min) ${r.run.loadAverage.start} at the start, ${r.run.loadAverage.end ?? '–'} at the end.`,
     `Repositories: large ${size(r.repos.large.packBytes)} pack (${r.repos.large.files} incompressible files), small ${size(r.repos.small.packBytes)} pack, slow-reader ${size(r.repos.slow.packBytes)} pack, push ${size(r.repos.push.files * r.repos.push.fileBytes)} of new objects.`,
     '',
     '**Git over three paths** (`git clone --bare` / `git push`, same client, same bare repositories)',
@@ -221,12 +226,12 @@ export function renderMarkdown(r: BenchResults): string {
   );
   head(['contender', 'MiB/s', 'vs gRPC floor', 'CPU s per GiB (by process)']);
   const floor = tput(r, 'grpc-floor');
-  for (const id of ['bridge-h2', 'bridge-http1', 'grpc-floor'] as const) {
+  for (const id of ['bridge-h2', 'bridge-http1', 'gitaly-direct', 'grpc-floor'] as const) {
     const o = r.throughput?.[id];
     const v = okValue(o);
     const perGiB = v
-      ? Object.entries(v.runs[0]?.cpu ?? {})
-          .map(([k, s]) => `${k} ${((s / (v.runs[0]?.bytes ?? 1)) * 1024 * MIB).toFixed(2)}`)
+      ? Object.entries(v.cpuPerGiB)
+          .map(([k, s]) => `${k} ${s.toFixed(2)}`)
           .join(', ')
       : '';
     row([

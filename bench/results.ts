@@ -17,7 +17,7 @@ export interface RepoFacts {
   fileBytes: number;
 }
 
-export type ThroughputId = 'bridge-h2' | 'bridge-http1' | 'grpc-floor';
+export type ThroughputId = 'bridge-h2' | 'bridge-http1' | 'gitaly-direct' | 'grpc-floor';
 
 export interface BenchResults {
   mode: 'full' | 'quick';

@@ -4,6 +4,7 @@ import { PktLineReader } from '../lib/pktline.js';
 import { readSecretFile } from '../lib/secrets.js';
 import { type BridgeProtocol, uploadPack, uploadPackBody } from './bridge-client.js';
 import { drain } from './drain.js';
+import type { GitalyDirect } from './gitaly-direct.js';
 import type { GrpcFloor } from './grpc-floor.js';
 import { sshCommandLine } from './openssh.js';
 import { CpuMeter, childPids, exited, RssSampler, rssKiB, sleep, track, waitExit } from './proc.js';
@@ -250,6 +251,8 @@ export interface ThroughputRun {
 export interface ThroughputResult {
   runs: ThroughputRun[];
   medianMiBps: number;
+  /** CPU seconds per GiB delivered, by process, over all runs. */
+  cpuPerGiB: Record<string, number>;
 }
 
 function clientCpu(): () => number {
@@ -260,11 +263,18 @@ function clientCpu(): () => number {
   };
 }
 
-/** One bridge-only fetch of the large repository at full speed. */
+/** What a throughput run fetches; the response must carry at least `packBytes`. */
+export interface ThroughputTarget {
+  project: string;
+  head: string;
+  packBytes: number;
+}
+
+/** One bridge-only fetch at full speed. */
 export async function bridgeThroughputRun(
   stack: BenchStack,
   protocol: BridgeProtocol,
-  target: { project: string; head: string; packBytes: number },
+  target: ThroughputTarget,
   timeoutMs: number,
 ): Promise<ThroughputRun> {
   const meter = new CpuMeter({ bridge: stack.pid('bridge-cell_us0'), gitaly: stack.pid('gitaly-cell_us0') });
@@ -276,6 +286,22 @@ export async function bridgeThroughputRun(
     jwt: await shellJwt(stack, 'user-1'),
     timeoutMs,
   });
+  const cpu = { ...meter.stop().processes, client: client() };
+  if (r.stdoutBytes < target.packBytes)
+    throw new Error(`only ${r.stdoutBytes} bytes for a ${target.packBytes}-byte pack`);
+  return { bytes: r.stdoutBytes, ms: r.ms, mibps: mibPerSecond(r.stdoutBytes, r.ms) ?? 0, cpu };
+}
+
+/** One upload-pack straight from the cell's mock Gitaly (no bridge). */
+export async function gitalyThroughputRun(
+  stack: BenchStack,
+  gitaly: GitalyDirect,
+  target: ThroughputTarget,
+  timeoutMs: number,
+): Promise<ThroughputRun> {
+  const meter = new CpuMeter({ gitaly: stack.pid('gitaly-cell_us0') });
+  const client = clientCpu();
+  const r = await gitaly.uploadPack(target.project, [target.head], timeoutMs);
   const cpu = { ...meter.stop().processes, client: client() };
   if (r.stdoutBytes < target.packBytes)
     throw new Error(`only ${r.stdoutBytes} bytes for a ${target.packBytes}-byte pack`);
@@ -296,5 +322,11 @@ export async function floorThroughputRun(
 }
 
 export function summarizeThroughput(runs: ThroughputRun[]): ThroughputResult {
-  return { runs, medianMiBps: median(runs.map((r) => r.mibps)) ?? 0 };
+  const bytes = runs.reduce((a, r) => a + r.bytes, 0);
+  const cpuPerGiB: Record<string, number> = {};
+  for (const r of runs) {
+    for (const [k, v] of Object.entries(r.cpu)) cpuPerGiB[k] = (cpuPerGiB[k] ?? 0) + v;
+  }
+  for (const k of Object.keys(cpuPerGiB)) cpuPerGiB[k] = ((cpuPerGiB[k] ?? 0) / bytes) * 1024 ** 3;
+  return { runs, medianMiBps: median(runs.map((r) => r.mibps)) ?? 0, cpuPerGiB };
 }

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jwtKey, SHELL_HEADER, verifyShellJwt } from '../lib/jwt.js';
+import { type CompiledPrograms, compilePrograms } from '../test/helpers/programs.js';
 import {
-  buildPrograms,
   cleanup,
   createRepo,
   git,
@@ -21,11 +21,15 @@ import {
 const SHELL_SECRET = 'a-shell-secret-for-hooks';
 const REPO = 'group/project.git';
 
-let build: string;
+let programs: CompiledPrograms;
 beforeAll(async () => {
-  build = await buildPrograms();
+  programs = await compilePrograms([
+    'mock-gitaly/hook-main.ts',
+    'mock-gitaly/main.ts',
+    'mock-gitaly/testing/fake-ssh.ts',
+  ]);
 }, 120_000);
-afterAll(() => rmSync(build, { recursive: true, force: true }));
+afterAll(() => programs?.cleanup());
 
 interface RailsRequest {
   path: string;
@@ -77,7 +81,7 @@ let commit: string;
 
 function sshEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
-    GIT_SSH_COMMAND: `"${process.execPath}" "${join(build, 'mock-gitaly', 'testing', 'fake-ssh.js')}"`,
+    GIT_SSH_COMMAND: `"${process.execPath}" "${programs.path('mock-gitaly/testing/fake-ssh.ts')}"`,
     GIT_SSH_VARIANT: 'ssh',
     FAKE_SSH_GITALY: g.address,
     FAKE_SSH_TOKEN: g.token,
@@ -97,7 +101,7 @@ beforeEach(async () => {
   const dir = tempDir();
   g = await startGitaly(
     { gitlabUrl: railsUrl, gitlabSecretFile: writeSecret(dir, 'shell_secret', SHELL_SECRET) },
-    { hookProgram: join(build, 'mock-gitaly', 'hook-main.js') },
+    { hookProgram: programs.path('mock-gitaly/hook-main.ts') },
   );
   commit = await createRepo(g.storage, REPO, { 'README.md': '# project\n', 'docs/guide.md': 'guide\n' });
 });
@@ -280,7 +284,7 @@ describe('main', () => {
     const dir = tempDir();
     const file = join(dir, 'gitaly.json');
     writeFileSync(file, JSON.stringify(config));
-    const child = spawn(process.execPath, [join(build, 'mock-gitaly', 'main.js'), '--config', file], {
+    const child = spawn(process.execPath, [programs.path('mock-gitaly/main.ts'), '--config', file], {
       env: { PATH: process.env.PATH ?? '', ...env },
     });
     let stdout = '';

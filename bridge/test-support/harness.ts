@@ -127,7 +127,10 @@ export interface Harness {
 }
 
 export interface HarnessOptions {
-  /** mock Gitaly's hook program (see `buildPrograms`); without it, pushes that reach the hooks fail. */
+  /**
+   * mock Gitaly's hook program (`compilePrograms` in `test/helpers/programs.ts`); without it, pushes
+   * that reach the hooks fail.
+   */
   hookProgram?: string;
   /** Settings for the mock Gitaly (e.g. `uploadPackNegotiationTimeoutMs`). */
   gitaly?: Record<string, unknown>;

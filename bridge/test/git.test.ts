@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
 import {
   GIT_ENV,
   git,
@@ -12,24 +13,23 @@ import {
   startHarness,
   USER,
 } from '../test-support/harness.js';
-import { buildPrograms, type Programs } from '../test-support/programs.js';
 
 const HELPER = fileURLToPath(new URL('../test-support/git-ssh-tunnel.mjs', import.meta.url));
 
-let programs: Programs;
+let programs: CompiledPrograms;
 let h: Harness;
 let b: RunningBridge;
 let bare: string;
 beforeAll(async () => {
   // Pushes run mock Gitaly's hooks, which call the mock cell: they need the compiled hook program.
-  programs = await buildPrograms();
-  h = await startHarness({ hookProgram: programs.hookMain });
+  programs = await compilePrograms(['mock-gitaly/hook-main.ts']);
+  h = await startHarness({ hookProgram: programs.path('mock-gitaly/hook-main.ts') });
   bare = h.createRepo(PROJECT);
   b = await h.startBridge();
 });
 afterAll(async () => {
   await h?.close();
-  if (programs) rmSync(programs.dir, { recursive: true, force: true });
+  programs?.cleanup();
 });
 
 /** Runs real git with the tunnel helper as its ssh. */

@@ -6,10 +6,10 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtKey, signShellJwt } from '../../lib/jwt.js';
 import { SHELL_SECRET, WORKHORSE_SECRET } from '../../mock-cell/test/fixtures.js';
+import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
 import { type EndlessGitaly, startEndlessGitaly } from '../test-support/endless-gitaly.js';
 import { type FakeRails, startFakeRails } from '../test-support/fake-rails.js';
 import { writeSecret } from '../test-support/harness.js';
-import { buildPrograms, type Programs } from '../test-support/programs.js';
 import { openTunnel, type Protocol } from '../test-support/tunnel-client.js';
 
 /**
@@ -24,7 +24,7 @@ const RSS_GROWTH_BOUND = 200 * MIB;
 const STALL_MS = 3000;
 
 let dir: string;
-let programs: Programs;
+let programs: CompiledPrograms;
 let endless: EndlessGitaly;
 let rails: FakeRails;
 let bridge: ChildProcess;
@@ -39,7 +39,7 @@ function rss(pid: number): number {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bridge-memory-'));
-  programs = await buildPrograms();
+  programs = await compilePrograms(['bridge/main.ts']);
   endless = await startEndlessGitaly();
   rails = await startFakeRails({
     shellKey: jwtKey(SHELL_SECRET),
@@ -59,7 +59,7 @@ beforeAll(async () => {
       shutdownGraceMs: 500,
     }),
   );
-  bridge = spawn(process.execPath, [programs.bridgeMain, '--config', config], {
+  bridge = spawn(process.execPath, [programs.path('bridge/main.ts'), '--config', config], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   bridgeUrl = await new Promise<string>((resolve, reject) => {
@@ -79,7 +79,7 @@ afterAll(async () => {
   }
   await rails?.close();
   await endless?.close();
-  if (programs) rmSync(programs.dir, { recursive: true, force: true });
+  programs?.cleanup();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { gitalyAuthHeader } from '../../lib/gitaly-auth.js';
 import { createLogger } from '../../lib/logger.js';
-import { loadSshService, projectRoot, type SSHStreamResponse } from '../../lib/proto.js';
+import { loadSshService, type SSHStreamResponse } from '../../lib/proto.js';
 import { type GitalyConfig, loadGitalyConfig } from '../config.js';
 import { buildGitalyServer, type GitalyServer } from '../server.js';
 
@@ -211,40 +211,4 @@ export class RawCall {
     }
     return this.stdout;
   }
-}
-
-/**
- * Compiles the programs tests run as separate processes (hook program, fake ssh, main) into a temp
- * folder that resolves `node_modules` and `protos` from the project. Returns that folder; the caller
- * removes it (it outlives `cleanup()`, which runs after each test).
- */
-export async function buildPrograms(): Promise<string> {
-  const root = projectRoot();
-  const out = mkdtempSync(join(tmpdir(), 'mock-gitaly-build-'));
-  writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
-  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'));
-  symlinkSync(join(root, 'protos'), join(out, 'protos'));
-  const tsconfig = join(out, 'tsconfig.json');
-  writeFileSync(
-    tsconfig,
-    JSON.stringify({
-      extends: join(root, 'tsconfig.json'),
-      compilerOptions: {
-        noEmit: false,
-        sourceMap: false,
-        rootDir: root,
-        outDir: out,
-        typeRoots: [join(root, 'node_modules', '@types')],
-      },
-      files: ['hook-main.ts', 'main.ts', 'testing/fake-ssh.ts'].map((f) => join(root, 'mock-gitaly', f)),
-      include: [],
-    }),
-  );
-  const res = await run(process.execPath, [
-    join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
-    '-p',
-    tsconfig,
-  ]);
-  if (res.code !== 0) throw new Error(`tsc failed: ${res.stdout.toString()}${res.stderr}`);
-  return out;
 }

@@ -3,21 +3,23 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
 import { collect, makeKeyPair, ssh } from '../test-support/clients.js';
 import { createWorld, type FakeCell, startFakeCells } from '../test-support/fake-cell.js';
 import { CELLS } from '../test-support/stack.js';
-import { transpileRouter } from '../test-support/transpile.js';
 import { waitFor } from '../test-support/wait.js';
 
 /** `router/main.ts` as its own process: config errors, the listening line, signals. */
 let dir: string;
+let programs: CompiledPrograms;
 let main: string;
 let cells: Map<string, FakeCell>;
 const children = new Set<ChildProcessWithoutNullStreams>();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-main-'));
-  main = transpileRouter(join(dir, 'build'));
+  programs = await compilePrograms(['router/main.ts']);
+  main = programs.path('router/main.ts');
   const secret = 'b'.repeat(32);
   writeFileSync(join(dir, 'secret'), secret, { mode: 0o600 });
   const world = createWorld(secret, 'cell_us0');
@@ -33,6 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   await Promise.all([...(cells?.values() ?? [])].map((c) => c.stop()));
+  programs?.cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, readConfigFile } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { readSecretFile } from '../lib/secrets.js';
+import { supervisorPid, watchSupervisor } from '../lib/supervisor-watch.js';
 import { type BridgeDeps, buildBridge } from './app.js';
 import { type BridgeConfig, loadBridgeConfig } from './config.js';
 
@@ -21,8 +22,10 @@ function readTls(config: Readonly<BridgeConfig>): BridgeDeps['tls'] {
 async function main(): Promise<void> {
   let config: Readonly<BridgeConfig>;
   let deps: Omit<BridgeDeps, 'logger'>;
+  let supervisor: number | undefined;
   try {
     config = loadBridgeConfig(readConfigFile(process.argv));
+    supervisor = supervisorPid(process.env);
     deps = {
       shellSecret: readSecretFile(config.shellSecretFile, 'shell secret'),
       workhorseSecret: readSecretFile(config.workhorseSecretFile, 'workhorse secret'),
@@ -49,7 +52,7 @@ async function main(): Promise<void> {
   );
 
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal?: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, in_flight: bridge.inFlight, grace_ms: config.shutdownGraceMs }, 'shutting down');
@@ -66,6 +69,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  watchSupervisor(supervisor, () => {
+    logger.warn({ supervisor_pid: supervisor }, 'supervisor gone');
+    stop();
+  });
 }
 
 main().catch((err: unknown) => {

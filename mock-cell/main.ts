@@ -1,15 +1,16 @@
 import { ConfigError, readConfigFile } from '../lib/config.js';
 import { isAppError } from '../lib/errors.js';
 import { createLogger } from '../lib/logger.js';
+import { supervisorPid, watchSupervisor } from '../lib/supervisor-watch.js';
 import { type Prepared, prepare, startCells } from './server.js';
 
 /** `node dist/mock-cell/main.js --config <file.json>`: serves every cell of `listen`. */
 
 const EX_CONFIG = 78;
 
-function loadOrExit(): Prepared {
+function loadOrExit(): Prepared & { supervisor: number | undefined } {
   try {
-    return prepare(readConfigFile(process.argv), process.env);
+    return { ...prepare(readConfigFile(process.argv), process.env), supervisor: supervisorPid(process.env) };
   } catch (err) {
     if (err instanceof ConfigError || (isAppError(err) && err.code === 'CELL_TOPOLOGY_INVALID')) {
       process.stderr.write(`mock-cell: bad configuration: ${err.message}\n`);
@@ -20,13 +21,13 @@ function loadOrExit(): Prepared {
 }
 
 async function main(): Promise<void> {
-  const { config, model, secrets } = loadOrExit();
+  const { config, model, secrets, supervisor } = loadOrExit();
   const logger = createLogger('mock-cell', config.logLevel);
   const running = await startCells(model, config.listen, { ...secrets, logger });
   logger.info({ addresses: running.cells }, 'listening');
 
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal?: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
@@ -40,6 +41,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  watchSupervisor(supervisor, () => {
+    logger.warn({ supervisor_pid: supervisor }, 'supervisor gone');
+    stop();
+  });
 }
 
 main().catch((err: unknown) => {

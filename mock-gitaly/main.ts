@@ -1,5 +1,6 @@
 import { ConfigError, readConfigFile } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
+import { supervisorPid, watchSupervisor } from '../lib/supervisor-watch.js';
 import { type GitalyConfig, loadGitalyConfig } from './config.js';
 import { buildGitalyServer, formatAddress } from './server.js';
 
@@ -8,8 +9,10 @@ const EX_CONFIG = 78;
 const SHUTDOWN_GRACE_MS = 10_000;
 
 let config: GitalyConfig;
+let supervisor: number | undefined;
 try {
   config = loadGitalyConfig(readConfigFile(process.argv), process.env);
+  supervisor = supervisorPid(process.env);
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
   process.stderr.write(`mock-gitaly: bad configuration: ${err.message}\n`);
@@ -32,7 +35,7 @@ logger.info(
 );
 
 let stopping = false;
-async function shutdown(signal: NodeJS.Signals): Promise<void> {
+async function shutdown(signal?: NodeJS.Signals): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'stopping');
@@ -42,3 +45,7 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
 }
 process.on('SIGINT', (signal) => void shutdown(signal));
 process.on('SIGTERM', (signal) => void shutdown(signal));
+watchSupervisor(supervisor, () => {
+  logger.warn({ supervisor_pid: supervisor }, 'supervisor gone');
+  void shutdown();
+});

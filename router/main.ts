@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
+import { supervisorPid, watchSupervisor } from '../lib/supervisor-watch.js';
 import { buildRouter } from './app.js';
 import { loadRouterConfig } from './config.js';
 
@@ -13,8 +14,10 @@ function address(a: AddressInfo | undefined): string | undefined {
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadRouterConfig>;
+  let supervisor: number | undefined;
   try {
     config = loadRouterConfig(process.argv, process.env);
+    supervisor = supervisorPid(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`router: invalid configuration: ${err.message}\n`);
@@ -46,7 +49,7 @@ async function main(): Promise<void> {
   );
 
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (signal?: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal, grace_ms: config.shutdownGraceMs }, 'shutting down');
@@ -63,6 +66,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  watchSupervisor(supervisor, () => {
+    log.warn({ supervisor_pid: supervisor }, 'supervisor gone');
+    stop();
+  });
 }
 
 main().catch((err: unknown) => {

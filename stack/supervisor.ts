@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot } from '../lib/proto.js';
+import { SUPERVISOR_PID_ENV } from '../lib/supervisor-watch.js';
 
 export interface ServiceSpec {
   /** Unique name, e.g. "bridge-cell_eu0"; also the log file name. */
@@ -93,7 +94,8 @@ export class Supervisor {
     const main = join(projectRoot(), 'dist', spec.service, 'main.js');
     const child = spawn(process.execPath, [main, '--config', spec.configFile], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env },
+      // Each service ends itself when this process is gone (lib/supervisor-watch.ts), even after a SIGKILL.
+      env: { ...process.env, [SUPERVISOR_PID_ENV]: String(process.pid) },
     });
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });

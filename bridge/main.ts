@@ -41,16 +41,6 @@ async function main(): Promise<void> {
   const logger = createLogger('bridge', config.logLevel);
   const bridge = await buildBridge(config, { ...deps, logger });
   const addresses = await bridge.listen();
-  logger.info(
-    {
-      listen: addresses.url,
-      metrics: addresses.metricsUrl,
-      rails: config.railsUrl,
-      tls: deps.tls !== undefined,
-    },
-    'listening',
-  );
-
   let stopping = false;
   const stop = (signal?: NodeJS.Signals) => {
     if (stopping) return;
@@ -73,6 +63,16 @@ async function main(): Promise<void> {
     logger.warn({ supervisor_pid: supervisor }, 'supervisor gone');
     stop();
   });
+  // Announced only once SIGTERM is handled: whoever waits for this line may signal at once.
+  logger.info(
+    {
+      listen: addresses.url,
+      metrics: addresses.metricsUrl,
+      rails: config.railsUrl,
+      tls: deps.tls !== undefined,
+    },
+    'listening',
+  );
 }
 
 main().catch((err: unknown) => {

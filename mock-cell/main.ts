@@ -24,8 +24,6 @@ async function main(): Promise<void> {
   const { config, model, secrets, supervisor } = loadOrExit();
   const logger = createLogger('mock-cell', config.logLevel);
   const running = await startCells(model, config.listen, { ...secrets, logger });
-  logger.info({ addresses: running.cells }, 'listening');
-
   let stopping = false;
   const stop = (signal?: NodeJS.Signals) => {
     if (stopping) return;
@@ -45,6 +43,8 @@ async function main(): Promise<void> {
     logger.warn({ supervisor_pid: supervisor }, 'supervisor gone');
     stop();
   });
+  // Announced only once SIGTERM is handled: whoever waits for this line may signal at once.
+  logger.info({ addresses: running.cells }, 'listening');
 }
 
 main().catch((err: unknown) => {

@@ -29,11 +29,6 @@ try {
   await gitaly.stop(0);
   process.exit(1);
 }
-logger.info(
-  { address: formatAddress(config.listen.host, port), storages: Object.keys(config.storages) },
-  'listening',
-);
-
 let stopping = false;
 async function shutdown(signal?: NodeJS.Signals): Promise<void> {
   if (stopping) return;
@@ -49,3 +44,8 @@ watchSupervisor(supervisor, () => {
   logger.warn({ supervisor_pid: supervisor }, 'supervisor gone');
   void shutdown();
 });
+// Announced only once SIGTERM is handled: whoever waits for this line may signal at once.
+logger.info(
+  { address: formatAddress(config.listen.host, port), storages: Object.keys(config.storages) },
+  'listening',
+);

@@ -37,17 +37,6 @@ async function main(): Promise<void> {
     throw err;
   }
   const addresses = await router.listen();
-  log.info(
-    {
-      ssh: address(addresses.ssh),
-      http: address(addresses.http),
-      metrics: address(addresses.metrics),
-      region: config.region,
-      cells: config.cells.map((c) => c.name),
-    },
-    'listening',
-  );
-
   let stopping = false;
   const stop = (signal?: NodeJS.Signals) => {
     if (stopping) return;
@@ -70,6 +59,17 @@ async function main(): Promise<void> {
     log.warn({ supervisor_pid: supervisor }, 'supervisor gone');
     stop();
   });
+  // Announced only once SIGTERM is handled: whoever waits for this line may signal at once.
+  log.info(
+    {
+      ssh: address(addresses.ssh),
+      http: address(addresses.http),
+      metrics: address(addresses.metrics),
+      region: config.region,
+      cells: config.cells.map((c) => c.name),
+    },
+    'listening',
+  );
 }
 
 main().catch((err: unknown) => {

@@ -156,6 +156,7 @@ export class SshFront {
           keyId,
           remoteIp: ip,
           log: connLog,
+          transport: raw.socket,
           track: (s) => {
             entry.sessions.add(s);
             return () => entry.sessions.delete(s);

@@ -3,7 +3,7 @@ import type { ServerChannel, Session } from 'ssh2';
 import { isAppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { RouterError } from '../errors.js';
-import { type GitCommandDeps, runGitCommand } from '../tunnel/git-command.js';
+import { type GitCommandContext, type GitCommandDeps, runGitCommand } from '../tunnel/git-command.js';
 import { finishChannel } from './channel-io.js';
 import { type ParsedCommand, parseCommand } from './command.js';
 import { formatError } from './console.js';
@@ -20,6 +20,8 @@ export interface SessionOwner {
   keyId: string;
   remoteIp: string;
   log: Logger;
+  /** The connection's socket, for write coalescing of tunnel output. */
+  transport?: GitCommandContext['transport'];
   /** Registers a running command so that the connection and shutdown can cancel it. */
   track(session: RunningSession): () => void;
 }
@@ -130,6 +132,7 @@ async function execCommand(
       gitProtocol: ctx.gitProtocol,
       log: ctx.log,
       signal: ctx.signal,
+      transport: ctx.owner.transport,
     },
     command.service,
     command.repo,

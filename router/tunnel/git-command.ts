@@ -18,7 +18,13 @@ import type { GitService } from '../ssh/command.js';
 import { formatError, formatInfoMessages } from '../ssh/console.js';
 import { passthrough, pumpInput, UploadPackFilter } from './input.js';
 import { type OpenTunnel, openTunnel, type TunnelEndpoint, type TunnelTarget } from './open.js';
-import { AdvertisementFilter, relayResponse, type TunnelOutcome, TunnelProtocolError } from './response.js';
+import {
+  AdvertisementFilter,
+  type RelayTargets,
+  relayResponse,
+  type TunnelOutcome,
+  TunnelProtocolError,
+} from './response.js';
 
 /**
  * One git command of an SSH session, GitLab Shell in Cells mode: classify the project, ask the
@@ -41,6 +47,8 @@ export interface GitCommandContext {
   gitProtocol: string | undefined;
   log: Logger;
   signal: AbortSignal;
+  /** The SSH connection's socket, for write coalescing (see RelayTargets.transport). */
+  transport?: RelayTargets['transport'];
 }
 
 const ENDPOINTS: Record<GitService, TunnelEndpoint> = {
@@ -190,7 +198,7 @@ class Tunnel {
       return await relayResponse(
         t.response.body,
         t.framed,
-        { stdout: this.ctx.channel, stderr: this.ctx.channel.stderr },
+        { stdout: this.ctx.channel, stderr: this.ctx.channel.stderr, transport: this.ctx.transport },
         filter,
       );
     } catch (err) {

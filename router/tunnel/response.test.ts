@@ -25,6 +25,19 @@ function body(...chunks: Buffer[]) {
 }
 
 describe('relayResponse', () => {
+  it('corks the connection around each response chunk so its SSH packets leave in one write', async () => {
+    const { out, targets } = sinks();
+    const calls: string[] = [];
+    const transport = { cork: () => calls.push('cork'), uncork: () => calls.push('uncork') };
+    const chunk = Buffer.concat([
+      encodeFrame(ResponseFrame.stdout, Buffer.from('a')),
+      encodeFrame(ResponseFrame.stderr, Buffer.from('b')),
+    ]);
+    await relayResponse(body(chunk, encodeExitStatus(0)), true, { ...targets, transport });
+    expect(out.stdout).toBe('a');
+    expect(calls).toEqual(['cork', 'uncork', 'cork', 'uncork']);
+  });
+
   it('splits framed responses into stdout, stderr, exit status and error', async () => {
     const { out, targets } = sinks();
     const framed = Buffer.concat([

@@ -26,6 +26,12 @@ export interface StdoutFilter {
 export interface RelayTargets {
   stdout: Writable;
   stderr: Writable;
+  /**
+   * The connection's socket, when known. Each response chunk becomes several SSH packets of at
+   * most 32 KiB; corking the socket while they are written hands them to the kernel in one
+   * writev instead of one write per packet.
+   */
+  transport?: Pick<Writable, 'cork' | 'uncork'>;
 }
 
 export class TunnelProtocolError extends Error {
@@ -65,13 +71,16 @@ export function relayResponse(
     };
     const stdout = (data: Buffer) => send(targets.stdout, filter ? filter.push(data) : data);
     const onData = (chunk: Buffer) => {
+      targets.transport?.cork();
       try {
         handle(chunk);
       } catch (err) {
+        targets.transport?.uncork();
         body.destroy();
         settle(new TunnelProtocolError((err as Error).message));
         return;
       }
+      targets.transport?.uncork();
       if (blocked.size > 0) body.pause();
     };
     const handle = (chunk: Buffer) => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot } from '../lib/proto.js';
+import { findFreeOffset } from '../stack/layout.js';
 import { exited, sleep, stopChild, track, waitExit } from './proc.js';
 
 /** The parts of `<data>/stack.json` (written by `npm start`) the benchmark reads. */
@@ -27,29 +27,6 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-const PORT_BASES = [
-  2222, 8080, 8081, 3001, 3002, 3003, 3004, 4001, 4002, 4003, 4004, 4101, 4102, 4103, 4104, 9001, 9002, 9003,
-  9004,
-];
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-/** A STACK_PORT_OFFSET whose ports are all free now (so a developer's `npm start` can keep running). */
-async function pickOffset(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const offset = 20_000 + 100 * Math.floor(Math.random() * 300);
-    const free = await Promise.all(PORT_BASES.map((p) => portFree(p + offset)));
-    if (free.every(Boolean)) return offset;
-  }
-  throw new Error('no free port range for the benchmark stack');
-}
-
 function runsOurService(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join(projectRoot(), 'dist'));
@@ -69,7 +46,7 @@ export async function startBenchStack(
 ): Promise<BenchStack> {
   const main = join(projectRoot(), 'dist', 'stack', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build`);
-  const offset = await pickOffset();
+  const offset = await findFreeOffset(20_000, 300);
   let output = '';
   const child = track(process.execPath, [main], {
     env: {

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /** The demo cells, in the order of the seed's topology (ids 1–4). */
@@ -72,3 +73,35 @@ export function stackPaths(dataDir: string) {
 }
 
 export type StackPaths = ReturnType<typeof stackPaths>;
+
+/** Every TCP port a stack with this offset binds. */
+export function allStackPorts(offset: number): number[] {
+  const p = stackPorts(offset);
+  return [
+    p.routerSsh,
+    p.routerHttp,
+    p.routerMetrics,
+    ...DEMO_CELLS.flatMap((c) => [p.rails(c.id), p.bridge(c.id), p.bridgeMetrics(c.id), p.gitaly(c.id)]),
+  ];
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, HOST, () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A STACK_PORT_OFFSET, a multiple of 100 from `base` up, whose ports are all free right now, so a
+ * test or benchmark stack can run beside a developer's `npm start` and beside each other.
+ */
+export async function findFreeOffset(base: number, slots: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const offset = base + 100 * Math.floor(Math.random() * slots);
+    const free = await Promise.all(allStackPorts(offset).map(portFree));
+    if (free.every(Boolean)) return offset;
+  }
+  throw new Error('no free port range for a stack');
+}

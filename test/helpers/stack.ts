@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../lib/proto.js';
+import { findFreeOffset } from '../../stack/layout.js';
 
 export interface StackJson {
   router: { ssh: string; http: string };
@@ -43,29 +43,6 @@ export interface RunningStack {
   terminate(): Promise<number | null>;
   /** terminate(), then kill anything left in the stack's process group and remove its data. */
   stop(): Promise<void>;
-}
-
-const PORT_BASES = [
-  2222, 8080, 8081, 3001, 3002, 3003, 3004, 4001, 4002, 4003, 4004, 4101, 4102, 4103, 4104, 9001, 9002, 9003,
-  9004,
-];
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-/** A STACK_PORT_OFFSET whose every port is free right now (tests run in parallel). */
-async function pickOffset(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const offset = 10_000 + 100 * Math.floor(Math.random() * 400);
-    const free = await Promise.all(PORT_BASES.map((p) => portFree(p + offset)));
-    if (free.every(Boolean)) return offset;
-  }
-  throw new Error('no free port range for a test stack');
 }
 
 function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
@@ -119,7 +96,7 @@ export async function startStack(
 async function startStackOnce(opts: { logLevel?: string; timeoutMs?: number }): Promise<RunningStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cells-stack-'));
   const home = join(dataDir, 'home');
-  const offset = await pickOffset();
+  const offset = await findFreeOffset(10_000, 400);
   const output: string[] = [];
   const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'stack', 'main.js')], {
     env: {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureDemoRepositories, repositoryDirs } from '../../stack/demo-data.js';
 import { DEMO_USERS, demoTopology } from '../../stack/demo-topology.js';
-import { LOCAL_NET, stackPaths, stackPorts } from '../../stack/layout.js';
+import { allStackPorts, findFreeOffset, LOCAL_NET, stackPaths, stackPorts } from '../../stack/layout.js';
 import { runOk } from '../helpers/run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'demo-data-'));
@@ -29,6 +29,16 @@ describe('demo topology', () => {
     expect(topology.cells[0]?.url).toBe('http://127.0.0.1:4101');
     expect(topology.cells[3]?.gitaly.address).toBe('tcp://127.0.0.1:9104');
     expect(topology.externalUrl).toBe('http://127.0.0.1:8180');
+  });
+
+  it('lists every port a stack binds and finds an offset where all of them are free', async () => {
+    const ports = allStackPorts(0);
+    expect(ports).toHaveLength(19);
+    expect(ports).toEqual(expect.arrayContaining([2222, 8080, 8081, 3001, 4004, 4104, 9001, 9004]));
+    expect(new Set(ports).size).toBe(ports.length);
+    const offset = await findFreeOffset(30_000, 10);
+    expect(offset % 100).toBe(0);
+    expect(offset).toBeGreaterThanOrEqual(30_000);
   });
 
   it('keeps alice out of my-other-project and carol a reporter', () => {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, readConfigFile } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { readSecretFile } from '../lib/secrets.js';
-import { supervisorPid, watchSupervisor } from '../lib/supervisor-watch.js';
+import { stopOnSignals } from '../lib/shutdown.js';
+import { supervisorPid } from '../lib/supervisor-watch.js';
 import { type BridgeDeps, buildBridge } from './app.js';
 import { type BridgeConfig, loadBridgeConfig } from './config.js';
 
@@ -41,27 +42,11 @@ async function main(): Promise<void> {
   const logger = createLogger('bridge', config.logLevel);
   const bridge = await buildBridge(config, { ...deps, logger });
   const addresses = await bridge.listen();
-  let stopping = false;
-  const stop = (signal?: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal, in_flight: bridge.inFlight, grace_ms: config.shutdownGraceMs }, 'shutting down');
-    bridge.close().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  watchSupervisor(supervisor, () => {
-    logger.warn({ supervisor_pid: supervisor }, 'supervisor gone');
-    stop();
+  stopOnSignals({
+    logger,
+    supervisorPid: supervisor,
+    close: () => bridge.close(),
+    details: () => ({ in_flight: bridge.inFlight, grace_ms: config.shutdownGraceMs }),
   });
   // Announced only once SIGTERM is handled: whoever waits for this line may signal at once.
   logger.info(

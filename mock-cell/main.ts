@@ -1,7 +1,8 @@
 import { ConfigError, readConfigFile } from '../lib/config.js';
 import { isAppError } from '../lib/errors.js';
 import { createLogger } from '../lib/logger.js';
-import { supervisorPid, watchSupervisor } from '../lib/supervisor-watch.js';
+import { stopOnSignals } from '../lib/shutdown.js';
+import { supervisorPid } from '../lib/supervisor-watch.js';
 import { type Prepared, prepare, startCells } from './server.js';
 
 /** `node dist/mock-cell/main.js --config <file.json>`: serves every cell of `listen`. */
@@ -24,25 +25,7 @@ async function main(): Promise<void> {
   const { config, model, secrets, supervisor } = loadOrExit();
   const logger = createLogger('mock-cell', config.logLevel);
   const running = await startCells(model, config.listen, { ...secrets, logger });
-  let stopping = false;
-  const stop = (signal?: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    running.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'error while stopping');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  watchSupervisor(supervisor, () => {
-    logger.warn({ supervisor_pid: supervisor }, 'supervisor gone');
-    stop();
-  });
+  stopOnSignals({ logger, supervisorPid: supervisor, close: () => running.close() });
   // Announced only once SIGTERM is handled: whoever waits for this line may signal at once.
   logger.info({ addresses: running.cells }, 'listening');
 }

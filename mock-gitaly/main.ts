@@ -1,6 +1,7 @@
 import { ConfigError, readConfigFile } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
-import { supervisorPid, watchSupervisor } from '../lib/supervisor-watch.js';
+import { stopOnSignals } from '../lib/shutdown.js';
+import { supervisorPid } from '../lib/supervisor-watch.js';
 import { type GitalyConfig, loadGitalyConfig } from './config.js';
 import { buildGitalyServer, formatAddress } from './server.js';
 
@@ -29,21 +30,7 @@ try {
   await gitaly.stop(0);
   process.exit(1);
 }
-let stopping = false;
-async function shutdown(signal?: NodeJS.Signals): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'stopping');
-  await gitaly.stop(SHUTDOWN_GRACE_MS);
-  logger.info('stopped');
-  process.exit(0);
-}
-process.on('SIGINT', (signal) => void shutdown(signal));
-process.on('SIGTERM', (signal) => void shutdown(signal));
-watchSupervisor(supervisor, () => {
-  logger.warn({ supervisor_pid: supervisor }, 'supervisor gone');
-  void shutdown();
-});
+stopOnSignals({ logger, supervisorPid: supervisor, close: () => gitaly.stop(SHUTDOWN_GRACE_MS) });
 // Announced only once SIGTERM is handled: whoever waits for this line may signal at once.
 logger.info(
   { address: formatAddress(config.listen.host, port), storages: Object.keys(config.storages) },

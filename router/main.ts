@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
-import { supervisorPid, watchSupervisor } from '../lib/supervisor-watch.js';
+import { stopOnSignals } from '../lib/shutdown.js';
+import { supervisorPid } from '../lib/supervisor-watch.js';
 import { buildRouter } from './app.js';
 import { loadRouterConfig } from './config.js';
 
@@ -37,27 +38,11 @@ async function main(): Promise<void> {
     throw err;
   }
   const addresses = await router.listen();
-  let stopping = false;
-  const stop = (signal?: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal, grace_ms: config.shutdownGraceMs }, 'shutting down');
-    router.close().then(
-      () => {
-        log.info('stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  watchSupervisor(supervisor, () => {
-    log.warn({ supervisor_pid: supervisor }, 'supervisor gone');
-    stop();
+  stopOnSignals({
+    logger: log,
+    supervisorPid: supervisor,
+    close: () => router.close(),
+    details: () => ({ grace_ms: config.shutdownGraceMs }),
   });
   // Announced only once SIGTERM is handled: whoever waits for this line may signal at once.
   log.info(

@@ -277,7 +277,8 @@ func (s *server) uploadPackWithSidechannel(ss grpc.ServerStream, tag string) err
 	go func() {
 		n, err := io.Copy(stdin, &pktReader{r: conn})
 		if err != nil {
-			logger.Printf("%s: sidechannel %d: client stdin after %d bytes: %v", tag, id, n, err)
+			// Normal for protocol v0: the client hangs up once it has the pack, without a flush.
+			logger.Printf("%s: sidechannel %d: client stdin ended without flush after %d bytes: %v", tag, id, n, err)
 		} else {
 			logger.Printf("%s: sidechannel %d: client stdin flushed after %d bytes", tag, id, n)
 		}

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
@@ -169,6 +170,8 @@ func (s *server) gitCommand(ctx context.Context, sub, dir string, req *sshReques
 	}
 	args = append(args, sub, dir)
 	cmd := exec.CommandContext(ctx, s.git, args...)
+	// git dies with this server (tests kill it with SIGTERM/SIGKILL mid-call).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	env := []string{}
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "GIT_PROTOCOL=") {

@@ -232,6 +232,29 @@ describe('Go interop peers: workhorse-client → gitaly-server', () => {
     }
   });
 
+  it('closes a sidechannel whose id it never registered, and the call fails', async (ctx) => {
+    if (!toolchain) ctx.skip(SKIP_NOTE);
+    const wrong = await startServer(serverBin, [
+      '-wrong-sidechannel-id',
+      '-token-file',
+      join(dir, 'token'),
+      '-storage',
+      `default=${join(dir, 'storage')}`,
+    ]);
+    servers.push(wrong);
+    const previous = server;
+    server = wrong;
+    try {
+      const r = await git(['clone', REPO_URL, 'clone-wrong-id']);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/id 4294967296 not registered; closing the stream/);
+      expect(r.stderr).toMatch(/Internal desc = opennig sidechannel: sidechannel: receive confirmation: EOF/);
+    } finally {
+      server = previous;
+      await wrong.stop();
+    }
+  });
+
   it('leaves no peer or git process behind once the servers are stopped', async (ctx) => {
     if (!toolchain) ctx.skip(SKIP_NOTE);
     await Promise.all(servers.map((s) => s.stop()));

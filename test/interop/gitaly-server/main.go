@@ -48,11 +48,13 @@ func main() {
 	flag.Var(&storages, "storage", "storage as name=dir (repeatable)")
 	eager := flag.Bool("eager-backchannel", false,
 		"after each backchannel handshake, open stream 2 and speak HTTP/2 as a client on it (Gitaly < 17.11)")
+	wrongID := flag.Bool("wrong-sidechannel-id", false,
+		"announce every sidechannel with a call id the client never registered (id + 2^32), to test its rejection")
 	gitBin := flag.String("git", "git", "git executable")
 	handshakeTimeout := flag.Duration("handshake-timeout", 30*time.Second, "time allowed for the first 11 bytes")
 	flag.Parse()
 
-	srv := &server{storages: map[string]string{}, git: *gitBin}
+	srv := &server{storages: map[string]string{}, git: *gitBin, wrongID: *wrongID}
 	for _, s := range storages {
 		i := strings.IndexByte(s, '=')
 		if i <= 0 || i == len(s)-1 {

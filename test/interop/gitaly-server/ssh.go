@@ -39,6 +39,7 @@ type server struct {
 	storages map[string]string
 	token    string
 	git      string
+	wrongID  bool // -wrong-sidechannel-id
 }
 
 // handle dispatches every call by its full method name.
@@ -258,7 +259,12 @@ func (s *server) uploadPackWithSidechannel(ss grpc.ServerStream, tag string) err
 			"opennig sidechannel: sidechannel: fail to extract mux session: non-multiplexed connection")
 	}
 	logger.Printf("%s: repo %s, git_protocol %q, sidechannel id %d", tag, dir, req.gitProtocol, id)
-	conn, err := openSidechannel(ctx, mux.session, id, tag)
+	announced := id
+	if s.wrongID {
+		announced = id + 1<<32
+		logger.Printf("%s: -wrong-sidechannel-id: announcing id %d instead of %d", tag, announced, id)
+	}
+	conn, err := openSidechannel(ctx, mux.session, announced, tag)
 	if err != nil {
 		return status.Errorf(codes.Internal, "opennig sidechannel: %v", err)
 	}

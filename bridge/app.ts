@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { jwtKey } from '../lib/jwt.js';
 import type { Logger } from '../lib/logger.js';
-import { BRIDGE_VERSION, type BridgeConfig } from './config.js';
+import type { BridgeConfig } from './config.js';
 import { ShuttingDown } from './errors.js';
 import { Exchange, type ServerReply, type ServerRequest } from './exchange.js';
-import { GitalyClients } from './gitaly-client.js';
+import { gitalyConnections } from './gitaly-client.js';
 import { TunnelLimiter } from './limits.js';
 import { ProtocolListener } from './listener.js';
 import { BridgeMetrics } from './metrics.js';
@@ -25,6 +25,8 @@ export interface BridgeDeps {
   workhorseSecret: string;
   /** PEM certificate and key when TLS is enabled. */
   tls?: { cert: Buffer | string; key: Buffer | string };
+  /** Contents of `gitalyCaFile`, trusted for `tls://` Gitaly addresses. */
+  gitalyCa?: Buffer;
 }
 
 export interface BridgeAddresses {
@@ -54,10 +56,9 @@ export async function buildBridge(config: Readonly<BridgeConfig>, deps: BridgeDe
     http: new http.Agent({ keepAlive: true }),
     https: new https.Agent({ keepAlive: true }),
   };
-  const gitaly = new GitalyClients({
-    keepaliveMs: config.gitalyKeepaliveMs,
-    userAgent: BRIDGE_VERSION,
-    flowControlWindow: config.h2StreamWindowBytes,
+  const gitaly = gitalyConnections(config, {
+    ...(deps.gitalyCa ? { ca: deps.gitalyCa } : {}),
+    onRefusedStream: (address, reason) => logger.warn({ gitaly: address, reason }, 'sidechannel refused'),
   });
   const active = new Set<TunnelStream>();
   let closing = false;

@@ -48,6 +48,16 @@ export interface BridgeConfig {
   responseKeepaliveMs: number;
   /** gRPC keepalive ping interval towards Gitaly (Gitaly refuses pings more often than every 10 s). */
   gitalyKeepaliveMs: number;
+  /**
+   * How upload-pack reaches Gitaly: `sidechannel` (`SSHUploadPackWithSidechannel` over the yamux
+   * backchannel, every Gitaly since 14.x, the only way since 17.8) or `stream` (the bidi
+   * `SSHUploadPack`, Gitaly ≤ 17.7 only).
+   */
+  gitalyUploadPack: 'sidechannel' | 'stream';
+  /** yamux receive window per backchannel stream (Gitaly's own clients use 256 KiB). */
+  gitalyYamuxWindowBytes: number;
+  /** Extra CA certificates (PEM file) trusted for `tls://` Gitaly addresses, beside the system roots. */
+  gitalyCaFile: string | undefined;
   /** Concurrent tunnels on this bridge; more are answered 503. 0 = unlimited. */
   maxTunnels: number;
   /** Concurrent tunnels per user (`gl_id`); more are answered 429. 0 = unlimited. */
@@ -87,6 +97,9 @@ const schema: Schema<BridgeConfig> = {
   preauthTimeoutMs: { validate: int(100), default: 30_000 },
   responseKeepaliveMs: { validate: int(100), default: 5_000 },
   gitalyKeepaliveMs: { validate: int(10_000), default: 20_000 },
+  gitalyUploadPack: { validate: oneOf('sidechannel', 'stream'), default: 'sidechannel' },
+  gitalyYamuxWindowBytes: { validate: int(256 * 1024, MAX_WINDOW), default: 256 * 1024 },
+  gitalyCaFile: { validate: optionalStr, default: undefined },
   maxTunnels: { validate: int(0), default: 1000 },
   maxTunnelsPerUser: { validate: int(0), default: 50 },
   tunnelIdleTimeoutMs: { validate: int(0), default: 600_000 },

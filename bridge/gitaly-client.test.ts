@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkGitalyAuth } from '../lib/gitaly-auth.js';
-import { callMetadata, firstRequest, GitalyClients, gitalyTarget } from './gitaly-client.js';
+import { callMetadata, firstRequest } from './gitaly-client.js';
 import type { PreauthResponse } from './preauth.js';
 import { TUNNEL_ROUTES } from './routes.js';
 
@@ -12,25 +12,6 @@ const auth: PreauthResponse = {
   GitConfigOptions: ['receive.maxInputSize=100'],
   GitalyServer: { address: 'tcp://127.0.0.1:9001', token: 't', call_metadata: {} },
 };
-
-describe('gitalyTarget', () => {
-  it('turns tcp://host:port into host:port', () => {
-    expect(gitalyTarget('tcp://127.0.0.1:9001')).toBe('127.0.0.1:9001');
-    expect(gitalyTarget('tcp://gitaly.internal:8075')).toBe('gitaly.internal:8075');
-    expect(gitalyTarget('tcp://[::1]:9001')).toBe('[::1]:9001');
-  });
-
-  it.each([
-    'unix:/var/run/gitaly.sock',
-    'tls://host:9001',
-    'dns:///host:9001',
-    'tcp://host',
-    'host:9001',
-    'tcp://h:1/x',
-  ])('refuses %s with a clear error', (address) => {
-    expect(() => gitalyTarget(address)).toThrow(/Gitaly address .*(tcp:\/\/host:port|scheme)/);
-  });
-});
 
 describe('callMetadata', () => {
   it('carries a fresh v2 token, the correlation id and only the allowed call_metadata keys', () => {
@@ -74,17 +55,5 @@ describe('firstRequest', () => {
       git_config_options: ['receive.maxInputSize=100'],
     });
     expect(firstRequest(ua, auth, 'version=2')).toEqual({ repository: auth.Repository });
-  });
-});
-
-describe('GitalyClients', () => {
-  it('caches one client per address and token', () => {
-    const clients = new GitalyClients({ keepaliveMs: 20_000, userAgent: 'test', flowControlWindow: 1 << 20 });
-    const a = clients.client('tcp://127.0.0.1:1', 'x');
-    expect(clients.client('tcp://127.0.0.1:1', 'x')).toBe(a);
-    expect(clients.client('tcp://127.0.0.1:1', 'y')).not.toBe(a);
-    expect(clients.size).toBe(2);
-    clients.close();
-    expect(clients.size).toBe(0);
   });
 });

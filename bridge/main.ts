@@ -20,6 +20,14 @@ function readTls(config: Readonly<BridgeConfig>): BridgeDeps['tls'] {
   }
 }
 
+function readCaFile(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new ConfigError(`gitalyCaFile: cannot read ${path}: ${(err as Error).message}`);
+  }
+}
+
 async function main(): Promise<void> {
   let config: Readonly<BridgeConfig>;
   let deps: Omit<BridgeDeps, 'logger'>;
@@ -31,6 +39,7 @@ async function main(): Promise<void> {
       shellSecret: readSecretFile(config.shellSecretFile, 'shell secret'),
       workhorseSecret: readSecretFile(config.workhorseSecretFile, 'workhorse secret'),
       tls: readTls(config),
+      ...(config.gitalyCaFile ? { gitalyCa: readCaFile(config.gitalyCaFile) } : {}),
     };
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -1,4 +1,4 @@
-import { SSH_RPC } from '../lib/proto.js';
+import type { GitService } from '../lib/gitaly/index.js';
 
 /** The tunnel endpoints, as Workhorse's route table names them (route ids become log fields and labels). */
 export type TunnelRouteId = 'ssh_upload_pack' | 'ssh_receive_pack' | 'ssh_upload_archive';
@@ -7,7 +7,8 @@ export interface TunnelRoute {
   id: TunnelRouteId;
   /** Matched against the request path (query removed), like Workhorse's `^/.+\.git/ssh-upload-pack\z`. */
   pattern: RegExp;
-  rpc: (typeof SSH_RPC)[keyof typeof SSH_RPC];
+  /** The git command; which Gitaly RPC carries it is the connection's choice (sidechannel or stream). */
+  service: GitService;
   suffix: string;
 }
 
@@ -15,19 +16,19 @@ export const TUNNEL_ROUTES: readonly TunnelRoute[] = [
   {
     id: 'ssh_upload_pack',
     pattern: /^\/.+\.git\/ssh-upload-pack$/,
-    rpc: SSH_RPC.uploadPack,
+    service: 'upload-pack',
     suffix: 'ssh-upload-pack',
   },
   {
     id: 'ssh_receive_pack',
     pattern: /^\/.+\.git\/ssh-receive-pack$/,
-    rpc: SSH_RPC.receivePack,
+    service: 'receive-pack',
     suffix: 'ssh-receive-pack',
   },
   {
     id: 'ssh_upload_archive',
     pattern: /^\/.+\.git\/ssh-upload-archive$/,
-    rpc: SSH_RPC.uploadArchive,
+    service: 'upload-archive',
     suffix: 'ssh-upload-archive',
   },
 ];

@@ -1,10 +1,11 @@
 import type { Readable } from 'node:stream';
-import { status as GrpcStatus, type StatusObject } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { AppError } from '../lib/errors.js';
 import { BodyFrameDecoder, FramingError } from '../lib/framing.js';
+import type { GitalySshCall, OutputKind, SshCallResult } from '../lib/gitaly/index.js';
 import { BadFrame, BodyTooLarge, IdleTimeout, TunnelTimeout } from './errors.js';
 import type { Exchange } from './exchange.js';
-import { type SshCall, type SshRequest, STDIN_CHUNK_BYTES } from './gitaly-client.js';
+import { gitalyFailureMessage } from './gitaly-errors.js';
 import type { Outcome } from './metrics.js';
 import { COMPAT_FAILURE_TEXT, type ResponseEncoder, type TunnelFailure } from './response-encoder.js';
 
@@ -14,6 +15,8 @@ export interface StreamOptions {
   bodyFramed: boolean;
   /** 0 = unlimited. */
   maxBodyBytes: number;
+  /** The bridge's `gitalyUploadPack` mode and whether this tunnel is upload-pack, for error texts. */
+  uploadPackMode: 'sidechannel' | 'stream' | undefined;
   idleTimeoutMs: number;
   maxDurationMs: number;
   keepaliveMs: number;
@@ -40,8 +43,6 @@ export interface StreamResult {
  */
 export class TunnelStream {
   private state: 'streaming' | 'ending' | 'done' = 'streaming';
-  private status: StatusObject | undefined;
-  private gitalyDone = false;
   private lastExit: number | undefined;
   private bytesIn = 0;
   private bytesOut = 0;
@@ -58,28 +59,18 @@ export class TunnelStream {
 
   constructor(
     private readonly ex: Exchange,
-    private readonly call: SshCall,
+    private readonly call: GitalySshCall,
     private readonly opts: StreamOptions,
   ) {}
 
-  /** Writes the first request and streams until the call and the response have ended. */
-  run(first: SshRequest): Promise<StreamResult> {
+  /** Streams until the call and the response have ended. */
+  run(): Promise<StreamResult> {
     const done = new Promise<StreamResult>((resolve) => {
       this.settle = resolve;
     });
     this.ex.onClientGone(() => this.clientGone());
-    this.call.on('data', (msg) => this.onMessage(msg));
-    this.call.on('end', () => {
-      this.gitalyDone = true;
-      this.maybeFinish();
-    });
-    this.call.on('status', (s: StatusObject) => {
-      this.status = s;
-      this.maybeFinish();
-    });
-    // Errors are reported through 'status'; this listener only keeps the stream from throwing.
-    this.call.on('error', () => {});
-    this.call.write(first);
+    this.call.on('output', (kind, data) => this.onOutput(kind, data));
+    this.call.on('end', (result) => this.onCallEnd(result));
     this.startTimers();
     this.pipeBody();
     if (this.ex.clientGone) this.clientGone();
@@ -123,7 +114,7 @@ export class TunnelStream {
       // An HTTP/2 reset can surface as a clean end of the body just before the abort: only a
       // body that ended while the client is still there becomes git's end of stdin.
       setImmediate(() => {
-        if (this.state === 'streaming' && !this.ex.clientGone) this.call.end();
+        if (this.state === 'streaming' && !this.ex.clientGone) this.call.endStdin();
       });
     });
   }
@@ -135,10 +126,7 @@ export class TunnelStream {
       this.abort(BodyTooLarge(`push is larger than the limit of ${this.opts.maxBodyBytes} bytes`), 'policy');
       return;
     }
-    let ok = true;
-    for (let i = 0; i < chunk.length; i += STDIN_CHUNK_BYTES) {
-      ok = this.call.write({ stdin: chunk.subarray(i, i + STDIN_CHUNK_BYTES) });
-    }
+    const ok = this.call.writeStdin(chunk);
     if (!ok && !this.waitingCallDrain) {
       this.waitingCallDrain = true;
       this.source?.pause();
@@ -149,21 +137,16 @@ export class TunnelStream {
     }
   }
 
-  private onMessage(msg: { stdout?: Buffer; stderr?: Buffer; exit_status?: { value?: number } }): void {
+  private onOutput(kind: OutputKind, data: Buffer): void {
     if (this.state !== 'streaming') return;
     this.activity();
-    if (msg.exit_status) this.lastExit = msg.exit_status.value ?? 0;
-    let ok = true;
-    if (msg.stderr && msg.stderr.length > 0)
-      ok = this.send(this.opts.encoder.output('stderr', msg.stderr)) && ok;
-    if (msg.stdout && msg.stdout.length > 0)
-      ok = this.send(this.opts.encoder.output('stdout', msg.stdout)) && ok;
+    const ok = this.send(this.opts.encoder.output(kind, data));
     if (!ok && !this.waitingResDrain) {
       this.waitingResDrain = true;
-      this.call.pause();
+      this.call.pauseOutput();
       this.ex.onDrain(() => {
         this.waitingResDrain = false;
-        if (this.state === 'streaming') this.call.resume();
+        if (this.state === 'streaming') this.call.resumeOutput();
       });
     }
   }
@@ -179,21 +162,22 @@ export class TunnelStream {
     return ok;
   }
 
-  private maybeFinish(): void {
-    if (this.state !== 'streaming' || !this.status || !this.gitalyDone) return;
-    const s = this.status;
-    if (s.code === GrpcStatus.OK) {
+  private onCallEnd(result: SshCallResult): void {
+    if (this.state !== 'streaming') return;
+    if (result.exitStatus !== undefined) this.lastExit = result.exitStatus;
+    if (result.code === GrpcStatus.OK) {
       const exitStatus = this.lastExit ?? 0;
       this.finish(this.opts.encoder.success(exitStatus), { outcome: 'ok', exitStatus });
       return;
     }
-    const name = GrpcStatus[s.code] ?? String(s.code);
+    const name = GrpcStatus[result.code] ?? String(result.code);
+    const message = gitalyFailureMessage(result, this.opts.uploadPackMode);
     this.fail(
-      { code: `GITALY_${name}`, message: s.details || name, compatText: COMPAT_FAILURE_TEXT },
+      { code: `GITALY_${name}`, message, compatText: COMPAT_FAILURE_TEXT },
       {
-        outcome: s.code === GrpcStatus.CANCELLED ? 'client-gone' : 'system',
+        outcome: result.code === GrpcStatus.CANCELLED ? 'client-gone' : 'system',
         grpcCode: name,
-        reason: s.details,
+        reason: result.details || name,
       },
     );
   }

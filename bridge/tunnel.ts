@@ -3,12 +3,13 @@ import type https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { AppError } from '../lib/errors.js';
 import { BODY_FRAMING_HEADER, FRAMING_VERSION, RESPONSE_FRAMING_HEADER } from '../lib/framing.js';
+import { GitalyAddressError, type GitalyConnection, type GitalyConnections } from '../lib/gitaly/index.js';
 import { type JwtKey, SHELL_HEADER, signWorkhorseJwt, verifyShellJwt } from '../lib/jwt.js';
 import type { Logger } from '../lib/logger.js';
 import { BRIDGE_VERSION, type BridgeConfig } from './config.js';
-import { ShuttingDown } from './errors.js';
+import { GitalyAddressInvalid, ShuttingDown } from './errors.js';
 import type { Exchange } from './exchange.js';
-import { callMetadata, firstRequest, type GitalyClients } from './gitaly-client.js';
+import { callMetadata, firstRequest } from './gitaly-client.js';
 import { CORRELATION_HEADER, correlationIdFrom, headerValue, preauthHeaders } from './headers.js';
 import type { TunnelLimiter } from './limits.js';
 import type { BridgeMetrics, Outcome } from './metrics.js';
@@ -22,7 +23,7 @@ export interface TunnelContext {
   logger: Logger;
   metrics: BridgeMetrics;
   limiter: TunnelLimiter;
-  gitaly: GitalyClients;
+  gitaly: GitalyConnections;
   shellKey: JwtKey;
   workhorseKey: JwtKey;
   agents: { http: http.Agent; https: https.Agent };
@@ -43,6 +44,7 @@ interface AccessFields {
   error_code?: string;
   bytes_in?: number;
   bytes_out?: number;
+  gitaly_transport?: 'sidechannel' | 'stream';
 }
 
 /**
@@ -152,10 +154,12 @@ export async function handleTunnel(ex: Exchange, match: TunnelMatch, ctx: Tunnel
     return reject('policy', e.statusCode, `${e.message}\n`, { gl_id: glId, error_code: e.code });
   }
   try {
+    let connection: GitalyConnection;
     try {
-      ctx.gitaly.client(auth.GitalyServer.address, auth.GitalyServer.token);
+      connection = ctx.gitaly.get(auth.GitalyServer.address, auth.GitalyServer.token);
     } catch (err) {
-      const e = err as AppError;
+      if (!(err instanceof GitalyAddressError)) throw err;
+      const e = GitalyAddressInvalid(err.message);
       return reject('system', 500, 'Internal Server Error\n', {
         gl_id: glId,
         reason: e.message,
@@ -163,6 +167,7 @@ export async function handleTunnel(ex: Exchange, match: TunnelMatch, ctx: Tunnel
       });
     }
     await stream(ex, match, ctx, {
+      connection,
       auth,
       wwwAuthenticate: pre.wwwAuthenticate,
       glId,
@@ -181,6 +186,7 @@ async function stream(
   match: TunnelMatch,
   ctx: TunnelContext,
   t: {
+    connection: GitalyConnection;
     auth: PreauthResponse;
     wwwAuthenticate: string | string[] | undefined;
     glId: string;
@@ -198,10 +204,9 @@ async function stream(
   ex.begin(200, headers);
 
   const server = t.auth.GitalyServer;
-  const call = ctx.gitaly.open(
-    server.address,
-    server.token,
-    match.route,
+  const call = t.connection.open(
+    match.route.service,
+    firstRequest(match.route, t.auth, headerValue(ex.headers, 'git-protocol')),
     callMetadata(server.token, t.correlationId, server.call_metadata),
   );
   const bytesIn = metrics.bytes.labels(route, 'in');
@@ -210,6 +215,7 @@ async function stream(
     encoder: t.framed ? framedEncoder : compatibleEncoder,
     bodyFramed: headerValue(ex.headers, BODY_FRAMING_HEADER) === FRAMING_VERSION,
     maxBodyBytes: route === 'ssh_receive_pack' ? config.maxReceivePackBytes : 0,
+    uploadPackMode: route === 'ssh_upload_pack' ? config.gitalyUploadPack : undefined,
     idleTimeoutMs: config.tunnelIdleTimeoutMs,
     maxDurationMs: config.tunnelMaxDurationMs,
     keepaliveMs: config.responseKeepaliveMs,
@@ -219,9 +225,7 @@ async function stream(
   ctx.active.add(tunnel);
   metrics.tunnelsInFlight.inc({ route });
   try {
-    const result = await tunnel.run(
-      firstRequest(match.route, t.auth, headerValue(ex.headers, 'git-protocol')),
-    );
+    const result = await tunnel.run();
     if (result.grpcCode) metrics.gitalyErrors.inc({ route, code: result.grpcCode });
     t.access(result.outcome, {
       status: 200,
@@ -232,6 +236,7 @@ async function stream(
       grpc_code: result.grpcCode,
       exit_status: result.exitStatus,
       error_code: result.error?.code,
+      gitaly_transport: call.transport,
     });
   } finally {
     metrics.tunnelsInFlight.dec({ route });

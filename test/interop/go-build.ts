@@ -61,9 +61,23 @@ function buildDir(): string {
   if (outDir === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'interop-go-'));
     outDir = dir;
+    // Backup only: vitest may end its workers without an 'exit' event; call removeGoBuilds().
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
   return outDir;
+}
+
+/**
+ * Removes the built binaries and forgets them (a later buildGoProgram builds again, quickly from
+ * Go's build cache). Call it from afterAll once no peer process runs any more.
+ */
+export async function removeGoBuilds(): Promise<void> {
+  const pending = [...builds.values()];
+  builds.clear();
+  await Promise.allSettled(pending);
+  const dir = outDir;
+  outDir = undefined;
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 }
 
 function compile(name: GoProgram, toolchain: GoToolchain): Promise<string> {
@@ -99,8 +113,7 @@ function compile(name: GoProgram, toolchain: GoToolchain): Promise<string> {
 }
 
 /**
- * Builds one peer into a temporary folder (removed when the process exits) and returns the
- * binary's path. Builds are cached per process; a failed build throws the compiler output.
+ * Builds one peer into a temporary folder (see removeGoBuilds) and returns the binary's path. Builds are cached per process; a failed build throws the compiler output.
  */
 export function buildGoProgram(name: GoProgram): Promise<string> {
   const cached = builds.get(name);

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, listProcesses } from '../helpers/procs.js';
 import { type RunResult, run, runOk } from '../helpers/run.js';
-import { buildGoProgram, GO_INSTALL_HINT, goToolchain } from './go-build.js';
+import { buildGoProgram, GO_INSTALL_HINT, goToolchain, removeGoBuilds } from './go-build.js';
 
 // The two Go peers (a Gitaly-like server and a Workhorse-like client) against each other, with
 // real git on both ends. This proves the peers themselves before they are pointed at the
@@ -140,6 +140,7 @@ describe('Go interop peers: workhorse-client → gitaly-server', () => {
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.stop()));
     if (dir) await rm(dir, { recursive: true, force: true });
+    await removeGoBuilds();
   });
 
   it('clones with protocol v2 through a backchannel sidechannel', async (ctx) => {

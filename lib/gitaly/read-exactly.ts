@@ -20,8 +20,9 @@ export function readExactly(stream: Duplex, n: number, timeoutMs: number): Promi
     };
     const onGone = () => settle(undefined);
     const onReadable = () => {
-      let chunk: Buffer | null;
-      while (have < n && (chunk = stream.read() as Buffer | null) !== null) {
+      while (have < n) {
+        const chunk = stream.read() as Buffer | null;
+        if (chunk === null) break;
         parts.push(chunk);
         have += chunk.length;
       }

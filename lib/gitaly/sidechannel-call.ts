@@ -169,7 +169,10 @@ export class SidechannelSshCall extends EventEmitter implements GitalySshCall {
   private maybeEnd(): void {
     const status = this.status;
     if (this.ended || !status) return;
-    if (this.eof || !this.stream) return this.finish(status);
+    if (this.eof || !this.stream) {
+      this.finish(status);
+      return;
+    }
     if (status.code !== grpc.status.OK && !this.tailTimer) {
       this.tailTimer = setTimeout(() => this.finish(status), TAIL_GRACE_MS);
       this.tailTimer.unref();

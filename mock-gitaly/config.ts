@@ -1,6 +1,7 @@
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import {
+  bool,
   ConfigError,
   hostPort,
   httpUrl,
@@ -29,6 +30,22 @@ export interface GitalySettings {
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   /** Where hook wrappers are written (`<runtimeDir>/hooks`); a fresh temporary folder removed at stop when unset. */
   runtimeDir: string | undefined;
+  /** A second listener speaking TLS (Gitaly's `tls_listen_addr`); needs `tlsCertFile` and `tlsKeyFile`. */
+  listenTls: { host: string; port: number } | undefined;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  /** A unix socket listener (Gitaly's `socket_path`); a stale socket file there is replaced. */
+  listenUnix: string | undefined;
+  /** Serve the bidi `SSHUploadPack` as Gitaly < 17.8 did, instead of UNIMPLEMENTED. */
+  legacyUploadPack: boolean;
+  /** yamux behaviour of the backchannel: hashicorp (Gitaly's default) or libp2p go-yamux (Gitaly 18.x option). */
+  yamuxFlavour: 'hashicorp' | 'libp2p';
+  /** Open an HTTP/2 client stream back to the client right after the handshake, as Gitaly < 17.11 did. */
+  eagerBackchannel: boolean;
+  /** How long the server waits for the client's `ok` (Gitaly: 5 s). */
+  sidechannelHandshakeTimeoutMs: number;
+  /** Emulation: announce a wrong id on every sidechannel, so the client must refuse it. */
+  sidechannelWrongId: boolean;
 }
 
 /** Settings plus the token read from `tokenFile`. */
@@ -55,6 +72,9 @@ const optionalAbsolutePath = (v: unknown, name: string): string | undefined => {
   }
   return path;
 };
+
+const optionalHostPort = (v: unknown, name: string) =>
+  v === undefined || v === '' ? undefined : hostPort(v, name);
 
 /** `{name: absDir}`, from the file as an object or from the environment as a JSON string. */
 const storagesValidator = (v: unknown, name: string): Record<string, string> => {
@@ -92,7 +112,38 @@ const schema: Schema<GitalySettings> = {
     default: 'info',
   },
   runtimeDir: { validate: optionalAbsolutePath, default: undefined },
+  listenTls: { validate: optionalHostPort, default: undefined },
+  tlsCertFile: { validate: optionalAbsolutePath, default: undefined },
+  tlsKeyFile: { validate: optionalAbsolutePath, default: undefined },
+  listenUnix: { validate: optionalAbsolutePath, default: undefined },
+  legacyUploadPack: { validate: bool, default: false },
+  yamuxFlavour: { validate: oneOf('hashicorp', 'libp2p'), default: 'hashicorp' },
+  eagerBackchannel: { validate: bool, default: false },
+  sidechannelHandshakeTimeoutMs: { validate: int(1), default: 5000 },
+  sidechannelWrongId: { validate: bool, default: false },
 };
+
+/** `listenTls` needs a readable certificate and key; they are pointless without it. */
+function checkTls(settings: GitalySettings): void {
+  const { listenTls, tlsCertFile, tlsKeyFile } = settings;
+  if (listenTls === undefined) {
+    if (tlsCertFile !== undefined || tlsKeyFile !== undefined) {
+      throw new ConfigError('tlsCertFile and tlsKeyFile need listenTls (GITALY_LISTEN_TLS)');
+    }
+    return;
+  }
+  for (const [name, file] of [
+    ['tlsCertFile', tlsCertFile],
+    ['tlsKeyFile', tlsKeyFile],
+  ] as const) {
+    if (file === undefined) throw new ConfigError(`listenTls needs ${name}`);
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (err) {
+      throw new ConfigError(`${name}: cannot read ${file}: ${(err as Error).message}`);
+    }
+  }
+}
 
 /**
  * defaults → file → `GITALY_*` env → validate → freeze. Reads the token (auth is always on: an empty
@@ -103,6 +154,7 @@ export function loadGitalyConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): GitalyConfig {
   const settings = loadConfig(schema, { prefix: 'GITALY', env, file });
+  checkTls(settings);
   const token = readSecretFile(settings.tokenFile, 'Gitaly token');
   readSecretFile(settings.gitlabSecretFile, 'GitLab Shell secret');
   return Object.freeze({ ...settings, token });

@@ -33,6 +33,8 @@ export const ClientCanceled = defineRpcError('GITALY_CLIENT_CANCELED', status.CA
 export const GitFailed = defineRpcError('GITALY_GIT_FAILED', status.INTERNAL, 500);
 export const Unimplemented = defineRpcError('GITALY_UNIMPLEMENTED', status.UNIMPLEMENTED, 501);
 export const Internal = defineRpcError('GITALY_INTERNAL', status.INTERNAL, 500);
+/** The sidechannel could not be opened (Gitaly: `Internal` "opennig sidechannel: …", sic). */
+export const SidechannelFailed = defineRpcError('GITALY_SIDECHANNEL_FAILED', status.INTERNAL, 500);
 
 /** Any thrown value → an RpcError (unknown errors become INTERNAL with their message). */
 export function asRpcError(err: unknown): RpcError {

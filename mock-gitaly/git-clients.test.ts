@@ -100,7 +100,11 @@ beforeEach(async () => {
   const railsUrl = await rails.start();
   const dir = tempDir();
   g = await startGitaly(
-    { gitlabUrl: railsUrl, gitlabSecretFile: writeSecret(dir, 'shell_secret', SHELL_SECRET) },
+    {
+      gitlabUrl: railsUrl,
+      gitlabSecretFile: writeSecret(dir, 'shell_secret', SHELL_SECRET),
+      legacyUploadPack: true,
+    },
     { hookProgram: programs.path('mock-gitaly/hook-main.ts') },
   );
   commit = await createRepo(g.storage, REPO, { 'README.md': '# project\n', 'docs/guide.md': 'guide\n' });

@@ -46,8 +46,9 @@ function stubHookProgram(): string {
 let g: StartedGitaly;
 let commit: string;
 
+/** These tests drive the bidi SSHUploadPack, which Gitaly ≥ 17.8 (and mock Gitaly by default) refuses. */
 async function start(settings: Record<string, unknown> = {}) {
-  g = await startGitaly(settings, { hookProgram: stubHookProgram() });
+  g = await startGitaly({ legacyUploadPack: true, ...settings }, { hookProgram: stubHookProgram() });
   commit = await createRepo(g.storage, REPO, { 'README.md': '# hello\n', 'src/a.txt': 'a\n' });
 }
 
@@ -83,7 +84,7 @@ describe('authentication', () => {
     expect(status.code).toBe(grpc.status.PERMISSION_DENIED);
   });
 
-  it('checks auth on the sidechannel RPC too, then answers UNIMPLEMENTED', async () => {
+  it('checks auth on the sidechannel RPC too; on a plain connection it cannot open the sidechannel', async () => {
     const client = g.client as unknown as Record<
       string,
       (req: unknown, md: grpc.Metadata, cb: (err: grpc.ServiceError | null) => void) => void
@@ -93,9 +94,13 @@ describe('authentication', () => {
         client.SSHUploadPackWithSidechannel!.call(g.client, { repository }, md, resolve),
       );
     expect((await call(new grpc.Metadata()))?.code).toBe(grpc.status.UNAUTHENTICATED);
-    const err = await call(authMetadata(g.token));
-    expect(err?.code).toBe(grpc.status.UNIMPLEMENTED);
-    expect(err?.details).toMatch(/sidechannel/);
+    const md = authMetadata(g.token);
+    md.set('gitaly-sidechannel-id', '1');
+    const err = await call(md);
+    expect(err?.code).toBe(grpc.status.INTERNAL);
+    expect(err?.details).toBe(
+      'opennig sidechannel: sidechannel: fail to extract mux session: non-multiplexed connection',
+    );
   });
 });
 

@@ -4,17 +4,21 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../lib/logger.js';
 import { loadSshService } from '../lib/proto.js';
+import type { YamuxSession } from '../lib/yamux/index.js';
+import { BackchannelSessions } from './backchannel.js';
 import type { GitalyConfig } from './config.js';
 import { GitProcessRegistry, KILL_GRACE_MS } from './git-process.js';
 import { defaultHookProgram, installHooks } from './hooks.js';
+import { type BoundAddresses, Listeners } from './listener.js';
 import { type ServiceContext, sshServiceImplementation } from './ssh-service.js';
 
 export interface GitalyServer {
-  server: grpc.Server;
-  /** Installs the hooks and binds `config.listen`; resolves with the bound port. */
-  start(): Promise<{ port: number }>;
+  /** Installs the hooks and binds the listeners; resolves with what was bound. */
+  start(): Promise<BoundAddresses>;
   /** Lets running calls finish for `graceMs`, then kills their git processes and closes everything. */
   stop(graceMs: number): Promise<void>;
+  /** Live backchannel (yamux) sessions, for tests. */
+  readonly backchannelSessions: number;
 }
 
 export interface GitalyServerDeps {
@@ -36,15 +40,51 @@ export function formatAddress(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/** tryShutdown on every server; after `graceMs`, `onTimeout` and forceShutdown. */
+async function shutdownServers(servers: grpc.Server[], graceMs: number, onTimeout: () => void) {
+  await new Promise<void>((resolve) => {
+    let pending = servers.length;
+    const timer = setTimeout(() => {
+      onTimeout();
+      for (const server of servers) server.forceShutdown();
+      resolve();
+    }, graceMs);
+    const one = () => {
+      pending -= 1;
+      if (pending > 0) return;
+      clearTimeout(timer);
+      resolve();
+    };
+    if (pending === 0) one();
+    for (const server of servers) server.tryShutdown(one);
+  });
+}
+
+/**
+ * mock Gitaly: one set of listeners (TCP, optional TLS and unix) where each connection is either a
+ * backchannel (yamux; its own grpc-js server per session, so `SSHUploadPackWithSidechannel` can open
+ * sidechannels on it) or plain gRPC (one shared grpc-js server), as Gitaly's listenmux does.
+ */
 export function buildGitalyServer(
   config: GitalyConfig,
   logger: Logger,
   deps: GitalyServerDeps = {},
 ): GitalyServer {
-  const server = new grpc.Server(SERVER_OPTIONS);
   const processes = new GitProcessRegistry();
   const ctx: ServiceContext = { config, logger, processes, hooksDir: undefined };
-  server.addService(loadSshService().service, sshServiceImplementation(ctx));
+  const service = loadSshService().service;
+  const makeServer = (session?: YamuxSession) => {
+    const server = new grpc.Server(SERVER_OPTIONS);
+    server.addService(service, sshServiceImplementation(ctx, session));
+    return server;
+  };
+  const plain = makeServer();
+  const plainInjector = plain.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const sessions = new BackchannelSessions({ config, logger, makeServer });
+  const listeners = new Listeners(config, logger, {
+    backchannel: (socket) => sessions.serve(socket),
+    plain: (socket) => plainInjector.injectConnection(socket),
+  });
   let tempRuntimeDir: string | undefined;
 
   async function removeTempRuntimeDir(): Promise<void> {
@@ -52,7 +92,7 @@ export function buildGitalyServer(
     tempRuntimeDir = undefined;
   }
 
-  async function start(): Promise<{ port: number }> {
+  async function start(): Promise<BoundAddresses> {
     try {
       let runtimeDir = config.runtimeDir;
       if (runtimeDir === undefined) {
@@ -60,15 +100,9 @@ export function buildGitalyServer(
         runtimeDir = tempRuntimeDir;
       }
       ctx.hooksDir = await installHooks(runtimeDir, deps.hookProgram ?? defaultHookProgram());
-      const port = await new Promise<number>((resolve, reject) => {
-        server.bindAsync(
-          formatAddress(config.listen.host, config.listen.port),
-          grpc.ServerCredentials.createInsecure(),
-          (err, bound) => (err ? reject(err) : resolve(bound)),
-        );
-      });
-      return { port };
+      return await listeners.start();
     } catch (err) {
+      listeners.close();
       await removeTempRuntimeDir();
       throw err;
     }
@@ -77,20 +111,15 @@ export function buildGitalyServer(
   let stopping: Promise<void> | undefined;
 
   async function shutdown(graceMs: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        logger.warn({ running: processes.size }, 'calls still running at shutdown; killing them');
-        processes.killAll();
-        server.forceShutdown();
-        resolve();
-      }, graceMs);
-      server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
+    listeners.close();
+    await shutdownServers([plain, ...sessions.servers], graceMs, () => {
+      logger.warn({ running: processes.size }, 'calls still running at shutdown; killing them');
+      processes.killAll();
     });
     processes.killAll();
     await processes.drained(KILL_GRACE_MS * 2);
+    sessions.closeAll();
+    listeners.destroySockets();
     await removeTempRuntimeDir();
   }
 
@@ -99,5 +128,11 @@ export function buildGitalyServer(
     return stopping;
   }
 
-  return { server, start, stop };
+  return {
+    start,
+    stop,
+    get backchannelSessions() {
+      return sessions.size;
+    },
+  };
 }

@@ -21,6 +21,8 @@ import {
   runGitStream,
 } from './git-stream.js';
 import { resolveRepository } from './repository.js';
+import type { SidechannelSession } from './sidechannel-open.js';
+import { uploadPackWithSidechannel } from './upload-pack-sidechannel.js';
 
 export interface ServiceContext {
   config: GitalyConfig;
@@ -136,27 +138,28 @@ function uploadArchivePlan(ctx: ServiceContext) {
   };
 }
 
-/** The `gitaly.SSHService` implementation for grpc-js. */
-export function sshServiceImplementation(ctx: ServiceContext): grpc.UntypedServiceImplementation {
+/** grpc-go's answer for a method its service does not register (Gitaly ≥ 17.8 has no SSHUploadPack). */
+export const UNKNOWN_UPLOAD_PACK = 'unknown method SSHUploadPack for service gitaly.SSHService';
+
+/**
+ * The `gitaly.SSHService` implementation for grpc-js, for one connection: `session` is the caller's
+ * yamux session on a backchannel connection (sidechannels are opened on it), undefined on a plain one.
+ */
+export function sshServiceImplementation(
+  ctx: ServiceContext,
+  session?: SidechannelSession,
+): grpc.UntypedServiceImplementation {
   return {
-    SSHUploadPack: (call: DuplexCall<SSHUploadPackRequest>) =>
-      void serveStream(ctx, 'SSHUploadPack', call, uploadPackPlan(ctx)),
+    SSHUploadPack: (call: DuplexCall<SSHUploadPackRequest>) => {
+      if (ctx.config.legacyUploadPack)
+        return void serveStream(ctx, 'SSHUploadPack', call, uploadPackPlan(ctx));
+      // grpc-go answers before any interceptor runs, so without checking auth.
+      call.emit('error', toServiceError(Unimplemented(UNKNOWN_UPLOAD_PACK)));
+    },
     SSHReceivePack: (call: DuplexCall<SSHReceivePackRequest>) =>
       void serveStream(ctx, 'SSHReceivePack', call, receivePackPlan(ctx)),
     SSHUploadArchive: (call: DuplexCall<SSHUploadArchiveRequest>) =>
       void serveStream(ctx, 'SSHUploadArchive', call, uploadArchivePlan(ctx)),
-    SSHUploadPackWithSidechannel: (
-      call: grpc.ServerUnaryCall<unknown, unknown>,
-      callback: grpc.sendUnaryData<unknown>,
-    ) => {
-      try {
-        authorize(call.metadata, ctx.config.token);
-        throw Unimplemented(
-          'SSHUploadPackWithSidechannel is not supported by mock-gitaly (no yamux sidechannel); use SSHUploadPack',
-        );
-      } catch (err) {
-        callback(toServiceError(asRpcError(err)));
-      }
-    },
+    SSHUploadPackWithSidechannel: uploadPackWithSidechannel(ctx, session),
   };
 }

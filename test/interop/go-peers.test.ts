@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, listProcesses } from '../helpers/procs.js';
 import { type RunResult, run, runOk } from '../helpers/run.js';
 import { buildGoProgram, GO_INSTALL_HINT, goToolchain, removeGoBuilds } from './go-build.js';
+import { type GoServer, startServer } from './go-server.js';
 
 // The two Go peers (a Gitaly-like server and a Workhorse-like client) against each other, with
 // real git on both ends. This proves the peers themselves before they are pointed at the
@@ -16,54 +17,6 @@ const toolchain = goToolchain();
 const SKIP_NOTE = `go toolchain not installed: ${GO_INSTALL_HINT}`;
 const TOKEN = 'interop-secret';
 const REPO_URL = 'ssh://git@gitlab.example/group/project.git';
-
-interface GoServer {
-  proc: ChildProcess;
-  port: number;
-  log(): string;
-  stop(): Promise<void>;
-}
-
-/** Starts gitaly-server and waits for its `LISTENING <addr>` line. */
-function startServer(bin: string, args: string[]): Promise<GoServer> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(bin, ['-listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-    const server: Omit<GoServer, 'port'> = {
-      proc,
-      log: () => stderr,
-      async stop() {
-        if (proc.exitCode === null && proc.signalCode === null) {
-          proc.kill('SIGTERM');
-          const timer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
-          await exited;
-          clearTimeout(timer);
-        }
-      },
-    };
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`gitaly-server did not print LISTENING within 10 s; stderr:\n${stderr}`));
-    }, 10_000);
-    proc.stderr?.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    proc.stdout?.on('data', (c: Buffer) => {
-      stdout += c.toString();
-      const m = /^LISTENING 127\.0\.0\.1:(\d+)$/m.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ ...server, port: Number(m[1]) });
-      }
-    });
-    proc.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`gitaly-server exited (${code ?? signal}) before listening; stderr:\n${stderr}`));
-    });
-  });
-}
 
 describe('Go interop peers: workhorse-client → gitaly-server', () => {
   let dir = '';

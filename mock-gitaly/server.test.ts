@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,39 +9,16 @@ import {
   authMetadata,
   cleanup,
   createRepo,
+  gitChildren,
   RawCall,
   type StartedGitaly,
   startGitaly,
+  stubHookProgram,
   tempDir,
 } from './testing/harness.js';
 
 const REPO = '@hashed/6b/86/6b86b273ff34fce19e6b804eff5a3f5747ada4ea2d0ed1085b6a3b9d6d3e5a0b.git';
 const repository = { storage_name: 'default', relative_path: REPO, gl_repository: 'project-1' };
-
-/** Live `git` processes whose parent is this process (the server runs in-process). */
-function gitChildren(): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // pid (comm) state ppid ...
-    const m = /^\d+ \((.*)\) (\S) (\d+)/.exec(stat);
-    if (m && Number(m[3]) === process.pid && m[1]?.startsWith('git') && m[2] !== 'Z')
-      found.push(`${pid} ${m[1]}`);
-  }
-  return found;
-}
-
-/** A stub hook program: this suite never pushes, the hooks only have to exist. */
-function stubHookProgram(): string {
-  const path = join(tempDir(), 'hook-stub.mjs');
-  writeFileSync(path, 'process.exit(1);\n');
-  return path;
-}
 
 let g: StartedGitaly;
 let commit: string;

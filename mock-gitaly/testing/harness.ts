@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -12,6 +12,11 @@ import { buildGitalyServer, type GitalyServer } from '../server.js';
 /** Test helpers for mock-gitaly: temp folders, real git repositories, a started server, raw calls. */
 
 const cleanups: Array<() => void | Promise<void>> = [];
+
+/** Registers a cleanup for the next `cleanup()`. */
+export function onCleanup(fn: () => void | Promise<void>): void {
+  cleanups.push(fn);
+}
 
 /** Runs every registered cleanup (latest first); call from afterEach/afterAll. */
 export async function cleanup(): Promise<void> {
@@ -28,6 +33,13 @@ export function writeSecret(dir: string, name: string, value: string): string {
   const path = join(dir, name);
   writeFileSync(path, `${value}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
+  return path;
+}
+
+/** A stub hook program, for suites that never push (the hooks only have to exist). */
+export function stubHookProgram(): string {
+  const path = join(tempDir(), 'hook-stub.mjs');
+  writeFileSync(path, 'process.exit(1);\n');
   return path;
 }
 
@@ -210,5 +222,43 @@ export class RawCall {
       });
     }
     return this.stdout;
+  }
+}
+
+/** Live `git` processes whose parent is this process (the server runs in-process). */
+export function gitChildren(): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid ...
+    const m = /^\d+ \((.*)\) (\S) (\d+)/.exec(stat);
+    if (m && Number(m[3]) === process.pid && m[1]?.startsWith('git') && m[2] !== 'Z')
+      found.push(`${pid} ${m[1]}`);
+  }
+  return found;
+}
+
+/** Polls until no git child is left; returns what is still alive after `timeoutMs` (empty = all gone). */
+export async function waitForNoGit(timeoutMs = 2000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = gitChildren();
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = gitChildren();
+  }
+  return left;
+}
+
+/** Polls `predicate` every 20 ms; throws after `timeoutMs`. */
+export async function until(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -141,8 +141,9 @@ async function serve(
     const { run, stats } = await runUploadPack(ctx, call, stream, repoPath, logger);
     const result = { outcome: run.outcome, exit_code: run.exitCode, duration_ms: Date.now() - started };
     const err = failure(run, call.cancelled);
-    if (err) throw err;
+    // Every git run gets its 'rpc finished' line (with its outcome), as on the bidi RPCs.
     logger.info({ ...result, stdin_bytes: run.stdinBytes, stdout_bytes: run.stdoutBytes }, 'rpc finished');
+    if (err) throw err;
     callback(null, { packfile_negotiation_statistics: stats });
   } catch (err) {
     const e = asRpcError(err);

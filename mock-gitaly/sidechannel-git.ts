@@ -3,14 +3,21 @@ import type { Logger } from '../lib/logger.js';
 import { encodeSideband, SidechannelError, StdinDeframer } from '../lib/sidechannel.js';
 import type { GitOutput, GitRun } from './git-run.js';
 
-/** git output → sideband packets (band 1 stdout, band 2 stderr, ≤ 65515 bytes each), whole packets. */
+/**
+ * git output → sideband packets (band 1 stdout, band 2 stderr, ≤ 65515 bytes each). Header and data
+ * of a packet go out corked, so they travel in one yamux frame, as Gitaly's SidebandWriter coalesces
+ * them into one Write.
+ */
 export function sidebandOutput(stream: Duplex): GitOutput {
   return {
     write(band, chunk) {
+      const parts = encodeSideband(band === 'stdout' ? 1 : 2, chunk);
       let ok = true;
-      for (const piece of encodeSideband(band === 'stdout' ? 1 : 2, chunk)) {
-        if (!stream.writable) return true;
-        if (!stream.write(piece)) ok = false;
+      for (let i = 0; i < parts.length && stream.writable; i += 2) {
+        stream.cork();
+        stream.write(parts[i]);
+        ok = stream.write(parts[i + 1]);
+        stream.uncork();
       }
       return ok;
     },

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../lib/proto.js';
-import { findFreeOffset } from '../stack/layout.js';
+import { EXIT_ADDRESS_IN_USE, findSpareOffset } from '../stack/layout.js';
 import { exited, sleep, stopChild, track, waitExit } from './proc.js';
 
 /** The parts of `<data>/stack.json` (written by `npm start`) the benchmark reads. */
@@ -35,18 +35,46 @@ function runsOurService(pid: number): boolean {
   }
 }
 
+/** Whether `pid` runs and its parent is `parent` (from /proc/<pid>/stat). */
+function childOf(pid: number, parent: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return state !== 'Z' && Number(ppid) === parent;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Starts the whole stack as `npm start` does (`node dist/stack/main.js`) on a data folder the
- * caller has pre-populated with the benchmark repositories, and waits for stack.json.
+ * caller has pre-populated with the benchmark repositories, and waits for stack.json, which the
+ * stack writes only once each of its services has logged `listening` with the addresses it bound
+ * (so the benchmark never measures another process that happens to hold a port). A start that lost
+ * a port race (exit EXIT_ADDRESS_IN_USE) is retried with another offset; any other failure is not.
  * `env` adds settings for every service (e.g. `BRIDGE_MAX_TUNNELS_PER_USER`, `NODE_OPTIONS`).
  */
 export async function startBenchStack(
   dataDir: string,
   opts: { env: Record<string, string>; timeoutMs: number },
 ): Promise<BenchStack> {
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnce(dataDir, opts);
+    if ('stack' in started) return started.stack;
+    if (!started.addressInUse || attempt >= 3) throw started.error;
+  }
+}
+
+async function startOnce(
+  dataDir: string,
+  opts: { env: Record<string, string>; timeoutMs: number },
+): Promise<{ stack: BenchStack } | { error: Error; addressInUse: boolean }> {
   const main = join(projectRoot(), 'dist', 'stack', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build`);
-  const offset = await findFreeOffset(20_000, 300);
+  const offset = await findSpareOffset();
+  const stackJsonPath = join(dataDir, 'stack.json');
+  // One left by an earlier run that was killed must not pass for this stack's.
+  rmSync(stackJsonPath, { force: true });
   let output = '';
   const child = track(process.execPath, [main], {
     env: {
@@ -63,20 +91,25 @@ export async function startBenchStack(
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const stackJsonPath = join(dataDir, 'stack.json');
   const deadline = Date.now() + opts.timeoutMs;
   while (!existsSync(stackJsonPath)) {
     if (exited(child) || Date.now() > deadline) {
       await stopChild(child, 15_000);
-      throw new Error(
+      const error = new Error(
         `the stack did not start (exit ${child.exitCode ?? 'none'}; logs in ${join(dataDir, 'logs')}):\n${output.trim()}`,
       );
+      return { error, addressInUse: child.exitCode === EXIT_ADDRESS_IN_USE };
     }
     await sleep(100);
   }
   const json = JSON.parse(readFileSync(stackJsonPath, 'utf8')) as StackJson;
   const sshPort = Number(json.router.ssh.split(':')[1]);
-  return {
+  const strangers = Object.entries(json.pids).filter(([, pid]) => !childOf(pid, child.pid as number));
+  if (strangers.length > 0) {
+    await stopChild(child, 15_000);
+    throw new Error(`stack.json names processes that are not this stack's: ${JSON.stringify(strangers)}`);
+  }
+  const stack: BenchStack = {
     json,
     dataDir,
     sshPort,
@@ -104,4 +137,5 @@ export async function startBenchStack(
       }
     },
   };
+  return { stack };
 }

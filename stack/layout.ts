@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
@@ -85,7 +86,15 @@ export function allStackPorts(offset: number): number[] {
   ];
 }
 
-function portFree(port: number): Promise<boolean> {
+/**
+ * Exit code of `npm start` (`dist/stack/main.js`) when one of its addresses is taken by another
+ * process: EX_TEMPFAIL, "try again" — with another STACK_PORT_OFFSET or once the port is free.
+ * The test and benchmark helpers retry a start with another offset on this code, and only on it.
+ */
+export const EXIT_ADDRESS_IN_USE = 75;
+
+/** Whether `port` on 127.0.0.1 can be bound right now (a bind, not a connect). */
+export function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = createServer();
     srv.once('error', () => resolve(false));
@@ -94,14 +103,70 @@ function portFree(port: number): Promise<boolean> {
 }
 
 /**
- * A STACK_PORT_OFFSET, a multiple of 100 from `base` up, whose ports are all free right now, so a
- * test or benchmark stack can run beside a developer's `npm start` and beside each other.
+ * A STACK_PORT_OFFSET, `base` plus a multiple of `step` (below `slots` steps), whose ports are all
+ * free right now, so a test or benchmark stack can run beside a developer's `npm start` and beside
+ * each other.
  */
-export async function findFreeOffset(base: number, slots: number): Promise<number> {
+export async function findFreeOffset(base: number, slots: number, step = 100): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const offset = base + 100 * Math.floor(Math.random() * slots);
+    const offset = base + step * Math.floor(Math.random() * slots);
     const free = await Promise.all(allStackPorts(offset).map(portFree));
     if (free.every(Boolean)) return offset;
   }
   throw new Error('no free port range for a stack');
+}
+
+/**
+ * The smallest multiple of 100 such that two stacks whose offsets differ by any multiple of it never
+ * share a port: no difference between two default ports (100 bridge metrics/bridge, 1000 bridge/Rails,
+ * 1100, 4900, 5000, 6000 Gitaly/Rails) is a multiple of it.
+ */
+export function collisionFreeStep(): number {
+  const ports = allStackPorts(0);
+  const clashes = ports.flatMap((a) => ports.map((b) => a - b)).filter((d) => d > 0 && d % 100 === 0);
+  let step = 100;
+  while (clashes.some((d) => d % step === 0)) step += 100;
+  return step;
+}
+
+/** The first port of the kernel's ephemeral range (outgoing connections take ports from there). */
+function ephemeralPortStart(): number {
+  try {
+    const first = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    );
+    if (Number.isInteger(first) && first > 0) return first;
+  } catch {
+    // not Linux
+  }
+  return 32_768;
+}
+
+/**
+ * The offset for a test or benchmark stack: from 10 000 up in `collisionFreeStep()` steps, so such
+ * stacks never pick each other's ports even while one of them is still binding, and with every
+ * port below the ephemeral range, so an outgoing connection cannot hold one either.
+ */
+export function findSpareOffset(): Promise<number> {
+  const base = 10_000;
+  const step = collisionFreeStep();
+  const highest = Math.max(...allStackPorts(0));
+  const slots = Math.max(1, Math.floor((ephemeralPortStart() - 1 - highest - base) / step) + 1);
+  return findFreeOffset(base, slots, step);
+}
+
+/**
+ * The nearest STACK_PORT_OFFSET above `offset` (in steps of 100, then from 0 up once past the
+ * 50 000 limit) whose ports are all free right now; undefined when none of the first `tries` is.
+ * Used to suggest an offset when a start finds one of its ports taken.
+ */
+export async function nextFreeOffset(offset: number, tries = 60): Promise<number | undefined> {
+  const max = 50_000;
+  const above = Array.from({ length: tries }, (_, i) => offset + 100 * (i + 1)).filter((o) => o <= max);
+  const below = Array.from({ length: tries }, (_, i) => 100 * i).filter((o) => o < offset);
+  for (const candidate of [...above, ...below].slice(0, tries)) {
+    const free = await Promise.all(allStackPorts(candidate).map(portFree));
+    if (free.every(Boolean)) return candidate;
+  }
+  return undefined;
 }

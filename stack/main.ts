@@ -2,9 +2,29 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { ConfigError, int, loadConfig, str } from '../lib/config.js';
 import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js';
 import { demoTopology } from './demo-topology.js';
-import { HOST, LOCAL_NET, stackPaths, stackPorts } from './layout.js';
+import { EXIT_ADDRESS_IN_USE, HOST, LOCAL_NET, nextFreeOffset, stackPaths, stackPorts } from './layout.js';
 import { planServices, stackJson } from './stack-config.js';
-import { Supervisor } from './supervisor.js';
+import { AddressInUseError, StartError, StoppingError, Supervisor } from './supervisor.js';
+
+/**
+ * What a user reads when a port is taken: the service, the address and the two ways out. Called
+ * once every service is stopped, so the suggested offset is checked against this stack's own ports too.
+ */
+async function addressInUseMessage(err: AddressInUseError, offset: number): Promise<string> {
+  const { address } = err.address;
+  const port = address.slice(address.lastIndexOf(':') + 1);
+  const free = await nextFreeOffset(offset);
+  const other =
+    free === undefined
+      ? 'STACK_PORT_OFFSET=<n> npm start with another offset'
+      : `STACK_PORT_OFFSET=${free} npm start (every port of that offset is free right now)`;
+  return [
+    `stack failed to start: ${err.message} (another stack, or an unrelated server).`,
+    `Nothing of this stack is running: every service it had started has been stopped.`,
+    `Start it on other ports, e.g. ${other}, or free ${address} (\`ss -ltnp 'sport = :${port}'\` or \`lsof -i :${port}\` shows which process holds it).`,
+    '',
+  ].join('\n');
+}
 
 /**
  * `npm start`: creates the demo data under STACK_DATA_DIR (default ./var), starts every service as
@@ -35,18 +55,20 @@ async function main(): Promise<void> {
   for (const p of planned) await writeFile(p.spec.configFile, `${JSON.stringify(p.config, null, 2)}\n`);
 
   let shuttingDown = false;
-  const supervisor = new Supervisor(paths.logDir, HOST, (name, code, logTail) => {
+  const supervisor = new Supervisor(paths.logDir, (name, code, logTail) => {
     if (shuttingDown) return;
     process.stderr.write(
       `\n${name} exited unexpectedly (code ${code}); stopping the stack. Last log lines:\n${logTail}\n`,
     );
     void shutdown(1);
   });
-  const shutdown = async (code: number) => {
+  /** Stops every service, then writes `message` (if any) and exits. */
+  const shutdown = async (code: number, message?: () => Promise<string>) => {
     if (shuttingDown) return;
     shuttingDown = true;
     await rm(paths.stackJson, { force: true });
     await supervisor.stop();
+    if (message) process.stderr.write(await message());
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown(0));
@@ -56,8 +78,17 @@ async function main(): Promise<void> {
     for (const tier of [0, 1, 2])
       await supervisor.start(planned.filter((p) => p.tier === tier).map((p) => p.spec));
   } catch (err) {
-    process.stderr.write(`stack failed to start: ${(err as Error).message}\n`);
-    await shutdown(1);
+    // Ctrl-C, or a service that was already up has died meanwhile: shutdown() is under way.
+    if (err instanceof StoppingError || shuttingDown) return;
+    if (err instanceof AddressInUseError) {
+      await shutdown(EXIT_ADDRESS_IN_USE, () => addressInUseMessage(err, settings.portOffset));
+      return;
+    }
+    await shutdown(1, async () =>
+      err instanceof StartError
+        ? `stack failed to start: ${err.message}; every service of this stack has been stopped. Last log lines of ${err.service} (${err.logFile}):\n${err.logTail}\n`
+        : `stack failed to start: ${(err as Error).message}\n`,
+    );
     return;
   }
 

@@ -17,12 +17,18 @@ export function planServices(
   logLevel: string,
 ): PlannedService[] {
   const file = (name: string) => `${paths.configDir}/${name}.json`;
+  const at = (port: number, what: string) => ({ address: `${net.bind}:${port}`, what });
   const services: PlannedService[] = [];
   for (const cell of DEMO_CELLS) {
     const name = `gitaly-${cell.name}`;
     services.push({
       tier: 0,
-      spec: { name, service: 'mock-gitaly', configFile: file(name), ports: [ports.gitaly(cell.id)] },
+      spec: {
+        name,
+        service: 'mock-gitaly',
+        configFile: file(name),
+        listen: [at(ports.gitaly(cell.id), `mock Gitaly of ${cell.name}`)],
+      },
       config: {
         listen: `${net.bind}:${ports.gitaly(cell.id)}`,
         storages: { default: paths.storage(cell.name) },
@@ -40,7 +46,7 @@ export function planServices(
       name: 'mock-cell',
       service: 'mock-cell',
       configFile: file('mock-cell'),
-      ports: DEMO_CELLS.map((c) => ports.rails(c.id)),
+      listen: DEMO_CELLS.map((c) => at(ports.rails(c.id), `mock cell (Rails) of ${c.name}`)),
     },
     config: {
       topologyFile: paths.topology,
@@ -55,7 +61,15 @@ export function planServices(
     const name = `bridge-${cell.name}`;
     services.push({
       tier: 1,
-      spec: { name, service: 'bridge', configFile: file(name), ports: [ports.bridge(cell.id)] },
+      spec: {
+        name,
+        service: 'bridge',
+        configFile: file(name),
+        listen: [
+          at(ports.bridge(cell.id), `bridge of ${cell.name}`),
+          at(ports.bridgeMetrics(cell.id), `bridge metrics of ${cell.name}`),
+        ],
+      },
       config: {
         listen: `${net.bind}:${ports.bridge(cell.id)}`,
         railsUrl: `http://${net.host('rails', cell)}:${ports.rails(cell.id)}`,
@@ -72,7 +86,11 @@ export function planServices(
       name: 'router',
       service: 'router',
       configFile: file('router'),
-      ports: [ports.routerSsh, ports.routerHttp],
+      listen: [
+        at(ports.routerSsh, 'router SSH'),
+        at(ports.routerHttp, 'router HTTP'),
+        at(ports.routerMetrics, 'router metrics'),
+      ],
     },
     config: {
       sshListen: `${net.bind}:${ports.routerSsh}`,

@@ -1,10 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot } from '../lib/proto.js';
 import { SUPERVISOR_PID_ENV } from '../lib/supervisor-watch.js';
+import { portFree } from './layout.js';
+
+/** One address a service binds, e.g. `{ address: '127.0.0.1:2222', what: 'router SSH' }`. */
+export interface ListenAddress {
+  /** `host:port` exactly as the service reports it in its `listening` line. */
+  address: string;
+  /** What it is, for messages. */
+  what: string;
+}
 
 export interface ServiceSpec {
   /** Unique name, e.g. "bridge-cell_eu0"; also the log file name. */
@@ -12,51 +19,87 @@ export interface ServiceSpec {
   /** Folder under dist/ holding main.js, e.g. "bridge". */
   service: string;
   configFile: string;
-  /** TCP ports that answer once the service is ready. */
-  ports: number[];
+  /** Every address the service binds; it is ready once its `listening` line reports all of them. */
+  listen: ListenAddress[];
 }
+
+/** A service that did not become ready; `logTail` holds its last output lines. */
+export class StartError extends Error {
+  constructor(
+    message: string,
+    readonly service: string,
+    readonly logFile: string,
+    readonly logTail: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A service could not bind `address`: another process holds it (EADDRINUSE). */
+export class AddressInUseError extends StartError {
+  constructor(
+    service: string,
+    readonly address: ListenAddress,
+    logFile: string,
+    logTail: string,
+  ) {
+    super(
+      `${service} cannot listen on ${address.address} (${address.what}): the address is already in use by another process`,
+      service,
+      logFile,
+      logTail,
+    );
+  }
+}
+
+/** The supervisor is stopping (Ctrl-C, or a service died): a start in progress gives up. */
+export class StoppingError extends Error {}
+
+type LogLine = Record<string, unknown>;
+
+/**
+ * Where each service's `listening` line (its main.ts) names the addresses it bound: `host:port`
+ * strings or URLs. A service whose folder is not listed is ready on its `listening` line alone.
+ */
+const BOUND_FIELDS: Record<string, (line: LogLine) => unknown[]> = {
+  router: (l) => [l.ssh, l.http, l.metrics],
+  bridge: (l) => [l.listen, l.metrics],
+  'mock-gitaly': (l) => [l.address],
+  'mock-cell': (l) => (Array.isArray(l.addresses) ? l.addresses.map((a) => (a as LogLine | null)?.url) : []),
+};
+
+/** `http://127.0.0.1:4001/x` or `127.0.0.1:4001` → `127.0.0.1:4001`. */
+function hostPort(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  return value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/\/.*$/, '');
+}
+
+const portOf = (address: string) => address.slice(address.lastIndexOf(':') + 1);
+
+/** How many output lines of a service are kept for messages. */
+const TAIL_LINES = 30;
 
 interface Running {
   spec: ServiceSpec;
   child: ChildProcess;
   log: WriteStream;
   logFile: string;
+  /** The last lines of stdout and stderr, in arrival order. */
+  recent: string[];
+  /** The first `listening` line of this child's own stdout. */
+  listening: Promise<LogLine>;
+  /** Resolves on exit with the code (128 for a signal); the output is complete by then (or after 2 s). */
   exited: Promise<number | null>;
-}
-
-async function waitForPort(
-  host: string,
-  port: number,
-  deadline: number,
-  alive: () => boolean,
-): Promise<void> {
-  while (Date.now() < deadline) {
-    if (!alive()) throw new Error('process exited');
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect({ host, port });
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`port ${port} did not open in time`);
-}
-
-async function tail(file: string, lines = 20): Promise<string> {
-  try {
-    return (await readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
+  ready: boolean;
 }
 
 /**
  * Starts services as child processes (`node dist/<service>/main.js --config <file>`), each logging
  * to `<logDir>/<name>.log`, and stops them all on request or when one of them dies.
+ *
+ * A service is ready when the child itself says so: its `listening` log line (JSON on its stdout)
+ * reports every address of its spec. Nothing is probed over TCP, so a port that some other process
+ * holds never passes for this stack's service.
  */
 export class Supervisor {
   private readonly running: Running[] = [];
@@ -64,28 +107,81 @@ export class Supervisor {
 
   constructor(
     private readonly logDir: string,
-    private readonly host: string,
     private readonly onUnexpectedExit: (name: string, code: number | null, logTail: string) => void,
   ) {}
 
+  /**
+   * Starts `specs` at once and resolves when each is ready; rejects with the first failure (an
+   * `AddressInUseError` when a port is taken, a `StartError` otherwise, a `StoppingError` when
+   * `stop()` was called). On a rejection the caller stops the supervisor; nothing is stopped here.
+   */
   async start(specs: ServiceSpec[], timeoutMs = 30_000): Promise<void> {
+    if (this.stopping) throw new StoppingError('the stack is stopping');
     const started = specs.map((spec) => this.spawnOne(spec));
-    const deadline = Date.now() + timeoutMs;
-    await Promise.all(
-      started.map(async (r) => {
-        let alive = true;
-        void r.exited.then(() => {
-          alive = false;
-        });
-        try {
-          for (const port of r.spec.ports) await waitForPort(this.host, port, deadline, () => alive);
-        } catch (err) {
-          throw new Error(
-            `${r.spec.name} did not become ready (${(err as Error).message}); last log lines of ${r.logFile}:\n${await tail(r.logFile)}`,
-          );
-        }
+    await Promise.all(started.map((r) => this.waitReady(r, timeoutMs)));
+  }
+
+  private async waitReady(r: Running, timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      r.listening.then((line) => ({ kind: 'listening' as const, line })),
+      r.exited.then((code) => ({ kind: 'exited' as const, code })),
+      new Promise<{ kind: 'timeout' }>((resolve) => {
+        timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
       }),
+    ]);
+    clearTimeout(timer);
+    const { name } = r.spec;
+    if (outcome.kind === 'listening') {
+      const bound = new Set((BOUND_FIELDS[r.spec.service]?.(outcome.line) ?? []).map(hostPort));
+      const missing = r.spec.listen.filter((a) => !bound.has(a.address));
+      if (missing.length === 0) {
+        r.ready = true;
+        return;
+      }
+      throw new StartError(
+        `${name} logged "listening" without ${missing.map((a) => `${a.address} (${a.what})`).join(', ')}: ${JSON.stringify(outcome.line)}`,
+        name,
+        r.logFile,
+        this.tailOf(r),
+      );
+    }
+    if (this.stopping) throw new StoppingError('the stack is stopping');
+    if (outcome.kind === 'timeout') {
+      throw new StartError(
+        `${name} did not log "listening" within ${Math.round(timeoutMs / 1000)} s`,
+        name,
+        r.logFile,
+        this.tailOf(r),
+      );
+    }
+    const taken = await this.addressInUse(r);
+    if (taken) throw new AddressInUseError(name, taken, r.logFile, this.tailOf(r));
+    throw new StartError(
+      `${name} exited (code ${outcome.code}) before it was listening`,
+      name,
+      r.logFile,
+      this.tailOf(r),
     );
+  }
+
+  /**
+   * Which address of a service that exited before listening was taken, if that is why: its output
+   * says EADDRINUSE (every service reports the error of `listen`). The address is the one named
+   * there; if none of the spec's is, the one that cannot be bound now that the service is gone.
+   */
+  private async addressInUse(r: Running): Promise<ListenAddress | undefined> {
+    const lines = r.recent.filter((l) => l.includes('EADDRINUSE'));
+    if (lines.length === 0) return undefined;
+    const named = /EADDRINUSE\S*\s+address already in use\s+(\S+:\d+)/.exec(lines.join('\n'))?.[1];
+    const byPort = r.spec.listen.find((a) => named !== undefined && portOf(a.address) === portOf(named));
+    if (byPort) return byPort;
+    for (const a of r.spec.listen) if (!(await portFree(Number(portOf(a.address))))) return a;
+    return r.spec.listen[0] ?? { address: named ?? '(unknown)', what: 'an address of the service' };
+  }
+
+  private tailOf(r: Running): string {
+    return r.recent.length > 0 ? r.recent.join('\n') : '(no output)';
   }
 
   private spawnOne(spec: ServiceSpec): Running {
@@ -99,15 +195,44 @@ export class Supervisor {
     });
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
-    const exited = new Promise<number | null>((resolve) => {
+    const recent: string[] = [];
+    const remember = (line: string) => {
+      recent.push(line);
+      if (recent.length > TAIL_LINES) recent.shift();
+    };
+    let onListening: (line: LogLine) => void = () => undefined;
+    const listening = new Promise<LogLine>((resolve) => {
+      onListening = resolve;
+    });
+    // The child's own stdout: nobody else can write a `listening` line into this pipe.
+    eachLine(child.stdout, (line) => {
+      remember(line);
+      const entry = parseJson(line);
+      if (entry?.msg === 'listening' && (entry.pid === undefined || entry.pid === child.pid))
+        onListening(entry);
+    });
+    eachLine(child.stderr, remember);
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const r: Running = {
+      spec,
+      child,
+      log,
+      logFile,
+      recent,
+      listening,
+      exited: Promise.resolve(null),
+      ready: false,
+    };
+    r.exited = new Promise<number | null>((resolve) => {
       child.once('exit', (code, signal) => {
-        resolve(code ?? (signal ? 128 : null));
-        if (!this.stopping) {
-          void tail(logFile).then((t) => this.onUnexpectedExit(spec.name, code, t));
-        }
+        // 'close' comes once stdout and stderr are drained; a grandchild holding them open is not waited for.
+        void Promise.race([closed, new Promise((t) => setTimeout(t, 2_000))]).then(() => {
+          resolve(code ?? (signal ? 128 : null));
+          // An exit before `listening` is reported by start(), not here.
+          if (!this.stopping && r.ready) this.onUnexpectedExit(spec.name, code, this.tailOf(r));
+        });
       });
     });
-    const r: Running = { spec, child, log, logFile, exited };
     this.running.push(r);
     return r;
   }
@@ -128,4 +253,29 @@ export class Supervisor {
       r.log.end();
     }
   }
+}
+
+function parseJson(line: string): LogLine | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const v = JSON.parse(line) as unknown;
+    return v !== null && typeof v === 'object' ? (v as LogLine) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls `onLine` for every complete line of `stream` (and a last unterminated one at its end). */
+function eachLine(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const parts = (rest + chunk).split('\n');
+    rest = parts.pop() ?? '';
+    for (const p of parts) onLine(p);
+  });
+  stream.on('end', () => {
+    if (rest !== '') onLine(rest);
+  });
 }

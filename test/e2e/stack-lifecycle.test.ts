@@ -30,6 +30,7 @@ describe('npm start stack', () => {
         expect(r.stderr).toBe('');
         expect(r.stdout).toMatch(/refs\/heads\/main/);
       }
+      expect(a.portOffset).not.toBe(b.portOffset);
       expect(a.json.router.ssh).not.toBe(b.json.router.ssh);
     } finally {
       const pids = [a, b].flatMap((s) => Object.values(s.json.pids));

@@ -3,6 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 export interface Proc {
   pid: number;
   ppid: number;
+  /** Process group id. */
+  pgid: number;
   comm: string;
   /** Process state letter from /proc/<pid>/stat; 'Z' is a zombie (exited, not yet reaped). */
   state: string;
@@ -20,7 +22,14 @@ export function listProcesses(): Proc[] {
       const comm = stat.slice(stat.indexOf('(') + 1, close);
       const fields = stat.slice(close + 2).split(' ');
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      out.push({ pid: Number(entry), ppid: Number(fields[1]), comm, state: fields[0] as string, cmdline });
+      out.push({
+        pid: Number(entry),
+        ppid: Number(fields[1]),
+        pgid: Number(fields[2]),
+        comm,
+        state: fields[0] as string,
+        cmdline,
+      });
     } catch {
       // the process ended while we looked
     }
@@ -59,6 +68,19 @@ export async function eventually(check: () => boolean, ms = 5_000, step = 100): 
     await new Promise((r) => setTimeout(r, step));
   }
   return check();
+}
+
+/**
+ * Live processes (zombies left out) of the process group `pgid` or whose command line contains
+ * `marker` (e.g. a stack's data folder, which is in every service's `--config` path).
+ */
+export function processesOf(pgid: number, marker?: string): Proc[] {
+  return listProcesses().filter(
+    (p) =>
+      p.state !== 'Z' &&
+      p.pid !== process.pid &&
+      (p.pgid === pgid || (marker !== undefined && p.cmdline.includes(marker))),
+  );
 }
 
 export function isAlive(pid: number): boolean {

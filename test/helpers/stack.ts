@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../lib/proto.js';
-import { findFreeOffset } from '../../stack/layout.js';
+import { EXIT_ADDRESS_IN_USE, findSpareOffset, stackPorts } from '../../stack/layout.js';
+import { listProcesses } from './procs.js';
 
 export interface StackJson {
   router: { ssh: string; http: string };
@@ -31,6 +32,8 @@ export interface RunningStack {
   dataDir: string;
   /** A HOME for git and ssh with no user configuration. */
   home: string;
+  /** The STACK_PORT_OFFSET it runs with. */
+  portOffset: number;
   sshPort: number;
   /** The ssh command line git should use to act as `username`. */
   sshCommand(username: string): string;
@@ -59,7 +62,8 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
 /** Process groups of stacks started by this test process and not yet stopped. */
 const liveGroups = new Set<number>();
 
-function killGroup(pgid: number): void {
+/** SIGKILL to every process of the group `pgid` (a stack started by `spawnStack`). */
+export function killGroup(pgid: number): void {
   try {
     process.kill(-pgid, 'SIGKILL');
   } catch {
@@ -73,36 +77,27 @@ process.once('exit', () => {
   for (const pgid of liveGroups) killGroup(pgid);
 });
 
-/**
- * Starts the whole stack exactly as `npm start` does (`node dist/stack/main.js`), in a fresh data
- * folder with its own port offset, and waits for stack.json. The stack runs in its own process
- * group, so whatever happens every process of it can be ended. A start that fails (e.g. a port
- * taken between the check and the bind by a parallel test) is retried with another offset.
- */
-export async function startStack(
-  opts: { logLevel?: string; timeoutMs?: number } = {},
-): Promise<RunningStack> {
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      return await startStackOnce(opts);
-    } catch (err) {
-      lastError = err;
-    }
-  }
-  throw lastError;
+/** `node dist/stack/main.js` as `npm start` runs it, in its own process group. */
+export interface StackProcess {
+  child: ChildProcess;
+  /** The stack's process group (= the pid of its main process). */
+  pgid: number;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code once the process has exited and its output is read to the end. */
+  closed: Promise<number | null>;
 }
 
-async function startStackOnce(opts: { logLevel?: string; timeoutMs?: number }): Promise<RunningStack> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cells-stack-'));
-  const home = join(dataDir, 'home');
-  const offset = await findFreeOffset(10_000, 400);
-  const output: string[] = [];
+/**
+ * Spawns the stack's main process on `dataDir` with port offset `offset`, detached in its own
+ * process group (ended by `killGroup(pgid)` or, at the latest, when this test process exits).
+ */
+export function spawnStack(opts: { dataDir: string; offset: number; logLevel?: string }): StackProcess {
   const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'stack', 'main.js')], {
     env: {
       ...process.env,
-      STACK_DATA_DIR: dataDir,
-      STACK_PORT_OFFSET: String(offset),
+      STACK_DATA_DIR: opts.dataDir,
+      STACK_PORT_OFFSET: String(opts.offset),
       STACK_LOG_LEVEL: opts.logLevel ?? 'info',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -110,21 +105,90 @@ async function startStackOnce(opts: { logLevel?: string; timeoutMs?: number }): 
   });
   const pgid = child.pid as number;
   liveGroups.add(pgid);
-  child.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
-  child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
+  const out: string[] = [];
+  const err: string[] = [];
+  child.stdout?.on('data', (c: Buffer) => out.push(c.toString()));
+  child.stderr?.on('data', (c: Buffer) => err.push(c.toString()));
+  const closed = new Promise<number | null>((resolve) => {
+    child.once('close', (code, signal) => resolve(code ?? (signal ? 128 : null)));
+  });
+  return { child, pgid, stdout: () => out.join(''), stderr: () => err.join(''), closed };
+}
+
+/** A start that failed; `addressInUse` when the stack reported one of its ports taken (EADDRINUSE). */
+export class StackStartError extends Error {
+  /** How many starts were tried (set by `startStack`). */
+  attempts = 1;
+  constructor(
+    message: string,
+    readonly addressInUse: boolean,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface StartStackOptions {
+  logLevel?: string;
+  timeoutMs?: number;
+  /** The port offset of each attempt; default: a random one whose ports are all free now. */
+  pickOffset?: (attempt: number) => Promise<number>;
+}
+
+/**
+ * Starts the whole stack exactly as `npm start` does (`node dist/stack/main.js`), in a fresh data
+ * folder with its own port offset, and waits for stack.json, which the stack writes only once every
+ * one of its services has logged `listening` with the addresses it bound. The stack runs in its own
+ * process group, so whatever happens every process of it can be ended. A start that lost a port
+ * race (another process took one of its ports between the check and the bind: the stack exits with
+ * EXIT_ADDRESS_IN_USE) is retried with another offset; any other failure is not.
+ */
+export async function startStack(opts: StartStackOptions = {}): Promise<RunningStack> {
+  const pickOffset = opts.pickOffset ?? (() => findSpareOffset());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startStackOnce(await pickOffset(attempt), opts);
+    } catch (err) {
+      if (err instanceof StackStartError) err.attempts = attempt;
+      if (!(err instanceof StackStartError && err.addressInUse) || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startStackOnce(offset: number, opts: StartStackOptions): Promise<RunningStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cells-stack-'));
+  const home = join(dataDir, 'home');
+  const proc = spawnStack({ dataDir, offset, logLevel: opts.logLevel });
+  const { child, pgid } = proc;
   const stackJsonPath = join(dataDir, 'stack.json');
   const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
+  const fail = async (why: string, addressInUse = false): Promise<never> => {
+    killGroup(pgid);
+    await Promise.race([proc.closed, new Promise((r) => setTimeout(r, 2_000))]);
+    await rm(dataDir, { recursive: true, force: true });
+    throw new StackStartError(
+      `stack did not start (${why}):\n${proc.stdout()}${proc.stderr()}`,
+      addressInUse,
+      offset,
+    );
+  };
   while (!existsSync(stackJsonPath)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      killGroup(pgid);
-      await rm(dataDir, { recursive: true, force: true });
-      throw new Error(`stack did not start (exit ${child.exitCode}):\n${output.join('')}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await fail(`exit ${child.exitCode ?? child.signalCode}`, child.exitCode === EXIT_ADDRESS_IN_USE);
     }
+    if (Date.now() > deadline) await fail('timed out');
     await new Promise((r) => setTimeout(r, 100));
   }
   const json = JSON.parse(readFileSync(stackJsonPath, 'utf8')) as StackJson;
   const sshPort = Number(json.router.ssh.split(':')[1]);
-  const { mkdirSync } = await import('node:fs');
+  // Every service named in stack.json must be a running child of this stack's main process.
+  const procs = listProcesses();
+  const strangers = Object.entries(json.pids).filter(
+    ([, pid]) => !procs.some((p) => p.pid === pid && p.ppid === child.pid && p.state !== 'Z'),
+  );
+  if (sshPort !== stackPorts(offset).routerSsh || strangers.length > 0) {
+    await fail(`stack.json does not describe this stack: ${JSON.stringify({ offset, sshPort, strangers })}`);
+  }
   mkdirSync(home, { recursive: true });
 
   const sshCommand = (username: string) => {
@@ -141,6 +205,7 @@ async function startStackOnce(opts: { logLevel?: string; timeoutMs?: number }): 
     json,
     dataDir,
     home,
+    portOffset: offset,
     sshPort,
     sshCommand,
     gitEnv: (username) => ({

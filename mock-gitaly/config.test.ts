@@ -45,6 +45,13 @@ describe('loadGitalyConfig', () => {
       uploadArchiveNegotiationTimeoutMs: 60_000,
       logLevel: 'info',
       runtimeDir: undefined,
+      listenTls: undefined,
+      listenUnix: undefined,
+      legacyUploadPack: false,
+      yamuxFlavour: 'hashicorp',
+      eagerBackchannel: false,
+      sidechannelHandshakeTimeoutMs: 5000,
+      sidechannelWrongId: false,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -94,5 +101,53 @@ describe('loadGitalyConfig', () => {
       /GitLab Shell secret/,
     );
     expect(configError(() => loadGitalyConfig({ ...file, runtimeDir: 'run' }, {}))).toMatch(/absolute path/);
+  });
+
+  it('takes the emulation switches from the file and the environment', () => {
+    const { file } = base();
+    const config = loadGitalyConfig(
+      { ...file, legacyUploadPack: true, yamuxFlavour: 'libp2p' },
+      {
+        GITALY_EAGER_BACKCHANNEL: 'true',
+        GITALY_SIDECHANNEL_HANDSHAKE_TIMEOUT_MS: '250',
+        GITALY_SIDECHANNEL_WRONG_ID: '1',
+      },
+    );
+    expect(config).toMatchObject({
+      legacyUploadPack: true,
+      yamuxFlavour: 'libp2p',
+      eagerBackchannel: true,
+      sidechannelHandshakeTimeoutMs: 250,
+      sidechannelWrongId: true,
+    });
+    expect(configError(() => loadGitalyConfig({ ...file, yamuxFlavour: 'go' }, {}))).toMatch(
+      /yamuxFlavour .*one of hashicorp, libp2p/,
+    );
+    expect(configError(() => loadGitalyConfig(file, { GITALY_LEGACY_UPLOAD_PACK: 'yes' }))).toMatch(
+      /GITALY_LEGACY_UPLOAD_PACK.*true or false/,
+    );
+    expect(configError(() => loadGitalyConfig({ ...file, sidechannelHandshakeTimeoutMs: 0 }, {}))).toMatch(
+      /sidechannelHandshakeTimeoutMs/,
+    );
+  });
+
+  it('needs a readable certificate and key with listenTls, and listenTls with them; unix paths absolute', () => {
+    const { file, dir } = base();
+    const cert = writeSecret(dir, 'cert.pem', 'x');
+    const key = writeSecret(dir, 'key.pem', 'x');
+    const tls = { listenTls: '127.0.0.1:0', tlsCertFile: cert, tlsKeyFile: key };
+    expect(loadGitalyConfig({ ...file, ...tls }, {}).listenTls).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(configError(() => loadGitalyConfig({ ...file, ...tls, tlsKeyFile: undefined }, {}))).toMatch(
+      /listenTls needs tlsKeyFile/,
+    );
+    expect(
+      configError(() => loadGitalyConfig({ ...file, ...tls, tlsCertFile: join(dir, 'no') }, {})),
+    ).toMatch(/tlsCertFile: cannot read/);
+    expect(configError(() => loadGitalyConfig({ ...file, tlsCertFile: cert, tlsKeyFile: key }, {}))).toMatch(
+      /need listenTls/,
+    );
+    expect(configError(() => loadGitalyConfig({ ...file, listenUnix: 'gitaly.sock' }, {}))).toMatch(
+      /listenUnix .*absolute path/,
+    );
   });
 });

@@ -7,6 +7,7 @@ import { gitalyAuthHeader } from '../../lib/gitaly-auth.js';
 import { createLogger } from '../../lib/logger.js';
 import { loadSshService, type SSHStreamResponse } from '../../lib/proto.js';
 import { type GitalyConfig, loadGitalyConfig } from '../config.js';
+import type { BoundAddresses } from '../listener.js';
 import { buildGitalyServer, type GitalyServer } from '../server.js';
 
 /** Test helpers for mock-gitaly: temp folders, real git repositories, a started server, raw calls. */
@@ -115,7 +116,10 @@ export async function createRepo(
 export interface StartedGitaly {
   config: GitalyConfig;
   gitaly: GitalyServer;
+  /** `127.0.0.1:<port>` of the TCP listener. */
   address: string;
+  /** Everything bound (TLS port, unix path when configured). */
+  bound: BoundAddresses;
   token: string;
   storage: string;
   client: grpc.Client;
@@ -142,15 +146,15 @@ export async function startGitaly(
     {},
   );
   const gitaly = buildGitalyServer(config, createLogger('mock-gitaly-test', 'silent'), deps);
-  const { port } = await gitaly.start();
-  const address = `127.0.0.1:${port}`;
+  const bound = await gitaly.start();
+  const address = `127.0.0.1:${bound.port}`;
   const Client = loadSshService();
   const client = new Client(address, grpc.credentials.createInsecure());
   cleanups.push(async () => {
     client.close();
     await gitaly.stop(1000);
   });
-  return { config, gitaly, address, token, storage, client };
+  return { config, gitaly, address, bound, token, storage, client };
 }
 
 export function authMetadata(token: string, now?: number): grpc.Metadata {

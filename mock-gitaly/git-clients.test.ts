@@ -116,15 +116,49 @@ afterEach(async () => {
 });
 
 describe('git clone / fetch', () => {
-  it.each(['2', '0'])('clones with protocol v%s', async (version) => {
+  it.each([
+    ['2', 'sidechannel'],
+    ['0', 'sidechannel'],
+    ['2', 'stream'],
+    ['0', 'stream'],
+  ])('clones with protocol v%s over %s', async (version, mode) => {
     const dest = join(tempDir(), 'clone');
     const res = await run('git', ['-c', `protocol.version=${version}`, 'clone', url, dest], {
-      env: sshEnv(),
+      env: sshEnv({ FAKE_SSH_UPLOAD_PACK: mode }),
     });
     expect(res.stderr).not.toMatch(/fatal|fake-ssh/);
     expect(res.code).toBe(0);
     expect(await git(['rev-parse', 'HEAD'], { cwd: dest })).toBe(commit);
     expect(readFileSync(join(dest, 'docs/guide.md'), 'utf8')).toBe('guide\n');
+  });
+
+  it.each([
+    ['shallow', ['--depth=1'], '2'],
+    ['shallow v0', ['--depth=1'], '0'],
+    ['partial', ['--filter=blob:none'], '2'],
+  ])('%s clone over the sidechannel (Gitaly TestUploadPack_successful)', async (_name, args, version) => {
+    const dest = join(tempDir(), 'clone');
+    const res = await run('git', ['-c', `protocol.version=${version}`, 'clone', ...args, url, dest], {
+      env: sshEnv(),
+    });
+    expect(res.stderr).not.toMatch(/fatal|fake-ssh/);
+    expect(res.code).toBe(0);
+    expect(await git(['rev-parse', 'HEAD'], { cwd: dest })).toBe(commit);
+  });
+
+  it('a mock Gitaly without legacyUploadPack refuses the stream mode with UNIMPLEMENTED', async () => {
+    await g.gitaly.stop(100);
+    g = await startGitaly(
+      { storages: { default: g.storage } },
+      { hookProgram: programs.path('mock-gitaly/hook-main.ts') },
+    );
+    const res = await run('git', ['clone', url, join(tempDir(), 'clone')], {
+      env: sshEnv({ FAKE_SSH_UPLOAD_PACK: 'stream' }),
+    });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain(
+      'fake-ssh: UNIMPLEMENTED: unknown method SSHUploadPack for service gitaly.SSHService',
+    );
   });
 
   it('fetches new commits into an existing clone, and ls-remote lists refs', async () => {

@@ -113,6 +113,9 @@ export class Listeners {
       socket.destroy();
       return;
     }
+    // Go (and so Gitaly) sets TCP_NODELAY on every connection; without it the small yamux frames
+    // that carry HTTP/2 WINDOW_UPDATEs wait for delayed ACKs and a push crawls at 1 MiB/s.
+    if (socket instanceof net.Socket) socket.setNoDelay(true);
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', (err) => this.logger.debug({ err: err.message }, 'client connection error'));

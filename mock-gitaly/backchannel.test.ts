@@ -172,6 +172,23 @@ describe('sessions and git', () => {
     expect(await waitForNoGit(2000)).toEqual([]);
   });
 
+  it('stop lets a running sidechannel call finish when it does so within the grace period', async () => {
+    await start();
+    const bc = backchannel();
+    const call = new SidechannelCall(bc, { repository }, authMetadata(g.token));
+    await call.waitForStdout((out) => out.toString().endsWith('0000'));
+    const stopped = g.gitaly.stop(10_000);
+    await call.write(Buffer.concat([encodePkt(`want ${commit}\n`), FLUSH_PKT, encodePkt('done\n')]));
+    await call.closeWrite();
+    const outcome = await call.done;
+    expect(outcome.error).toBeNull();
+    expect(outcome.stdout.toString('latin1')).toContain('PACK');
+    const started = Date.now();
+    await stopped;
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(g.gitaly.backchannelSessions).toBe(0);
+  });
+
   it('stop lets a running sidechannel call finish within the grace period, then kills git', async () => {
     await start();
     const bc = backchannel();

@@ -121,8 +121,14 @@ describe('yamuxFlavour', () => {
     const result = await fetch(r);
     expect(result.code).toBe(grpc.status.OK);
     expect(r.frames.some((f) => f.dir === 'in' && f.header.type === FrameType.Ping)).toBe(false);
-    const syn = r.frames.find((f) => f.dir === 'in' && f.header.streamId === 2 && f.header.flags & Flag.SYN);
-    expect(syn?.header).toMatchObject({ type: FrameType.WindowUpdate, length: 0x00fc0000 });
+    // The golden trace of the doc (§ design, "Golden traces"): WU SYN Δ 16 MiB − 256 KiB, then the
+    // magic and the id as two Data frames.
+    const opening = r.frames.filter((f) => f.dir === 'in' && f.header.streamId === 2).slice(0, 3);
+    expect(opening.map((f) => [f.header.type, f.header.flags, f.header.length])).toEqual([
+      [FrameType.WindowUpdate, Flag.SYN, 0x00fc0000],
+      [FrameType.Data, 0, 11],
+      [FrameType.Data, 0, 8],
+    ]);
     const sizes = inboundDataFrames(r);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(256 * 1024);
     // A sideband header travels with its data: the sidechannel has no 5-byte frames.

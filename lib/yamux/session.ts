@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { FrameDecoder } from './decoder.js';
 import { isProtocolFault, YamuxError } from './errors.js';
@@ -7,7 +8,7 @@ import { type ResolvedOptions, resolveOptions, type YamuxOptions, type YamuxRole
 import { Pinger } from './pinger.js';
 import { type StreamLink, YamuxStream } from './stream.js';
 import { StreamTable } from './table.js';
-import type { YamuxSessionEvents, YamuxStats } from './types.js';
+import { emptyStats, type YamuxSessionEvents, type YamuxStats } from './types.js';
 import { FrameWriter } from './writer.js';
 
 const MAX_STREAM_ID = 0xffffffff;
@@ -22,14 +23,7 @@ const SHUTDOWN_GRACE_MS = 5_000;
 export class YamuxSession extends EventEmitter<YamuxSessionEvents> {
   readonly role: YamuxRole;
   private readonly opts: ResolvedOptions;
-  private readonly counters: YamuxStats = {
-    framesIn: 0,
-    framesOut: 0,
-    bytesIn: 0,
-    bytesOut: 0,
-    streamsOpened: 0,
-    streamsAccepted: 0,
-  };
+  private readonly counters: YamuxStats = emptyStats();
   private readonly socket: Duplex;
   private readonly writer: FrameWriter;
   private readonly decoder: FrameDecoder;
@@ -148,6 +142,9 @@ export class YamuxSession extends EventEmitter<YamuxSessionEvents> {
     });
     // A caller that peeked at the socket (the `backchannel` magic) may have left it paused.
     socket.resume();
+    // Window updates and HTTP/2 acks are small frames that gate the peer; Nagle plus delayed ACKs would hold
+    // each one ~40 ms. Go (hashicorp, libp2p) sets TCP_NODELAY on every connection too.
+    (socket as Partial<Pick<Socket, 'setNoDelay'>>).setNoDelay?.(true);
   }
 
   /**

@@ -20,10 +20,7 @@ export interface StreamLink {
 
 type WriteCallback = (err?: Error | null) => void;
 
-/**
- * Below max/2 of the smallest window, so a consumer that drains the buffer always triggers `_read` while the
- * peer still has window left or while an update is due; see `_read`.
- */
+/** Node's stream buffer sizes; the receive buffer itself is bounded by the window, not by this. */
 const STREAM_HIGH_WATER_MARK = 64 * 1024;
 
 /**
@@ -40,7 +37,6 @@ export class YamuxStream extends Duplex {
   private remoteFin = false;
   /** RST sent or received, or the session is over: nothing more goes on the wire for this stream. */
   private dead = false;
-  private updateScheduled = false;
   private queue: Buffer[] = [];
   private queued = 0;
   private writeCb: WriteCallback | undefined;
@@ -62,17 +58,19 @@ export class YamuxStream extends Duplex {
   }
 
   /**
-   * Node calls this when the consumer wants more, but before `read()` has taken its bytes out of the buffer,
-   * so the window rule runs a microtask later when `readableLength` is what is really left.
+   * Every way of consuming a Readable (read(), 'readable', 'data'/pipe via flow(), async iteration) goes
+   * through read(), so the window rule runs here, after the bytes have left the buffer. `_read` cannot
+   * serve: Node calls it before removing the bytes and then not again until the next push, which never
+   * comes once the peer's window is 0.
    */
-  override _read(): void {
-    if (this.updateScheduled) return;
-    this.updateScheduled = true;
-    queueMicrotask(() => {
-      this.updateScheduled = false;
-      this.sendWindowUpdate(0);
-    });
+  override read(size?: number): Buffer | null {
+    const chunk = super.read(size) as Buffer | null;
+    if (chunk !== null) this.sendWindowUpdate(0);
+    return chunk;
   }
+
+  /** Data is pushed as frames arrive; demand is tracked in read(). */
+  override _read(): void {}
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, cb: WriteCallback): void {
     this.enqueue([chunk], cb);
@@ -113,8 +111,8 @@ export class YamuxStream extends Duplex {
   }
 
   /**
-   * hashicorp's receiver rule: grant what the application has consumed once that is at least half the
-   * window; `flags` (SYN/ACK) force a frame even with delta 0.
+   * @internal hashicorp's receiver rule: grant what the application has consumed once that is at least half
+   * the window; `flags` (SYN/ACK) force a frame even with delta 0.
    */
   sendWindowUpdate(flags: number): void {
     if (flags === 0 && (this.remoteFin || this.dead || this.destroyed || !this.link.isOpen())) return;
@@ -136,6 +134,8 @@ export class YamuxStream extends Duplex {
     this.recvWindow -= chunk.length;
     if (this.remoteFin || this.dead || this.destroyed) return;
     this.push(chunk);
+    // A flowing stream with an empty buffer emits 'data' inside push() without calling read().
+    this.sendWindowUpdate(0);
   }
 
   /** @internal */

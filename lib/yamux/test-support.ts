@@ -140,6 +140,19 @@ export function closed(stream: Readable | Writable): Promise<void> {
   return once(stream, 'close').then(() => undefined);
 }
 
+/** Writes `data` in uneven pieces, honouring backpressure, then ends. */
+export async function writeAll(stream: Writable, data: Buffer): Promise<void> {
+  let offset = 0;
+  let step = 1;
+  while (offset < data.length) {
+    step = (step * 7919) % 200_000 || 1;
+    const piece = data.subarray(offset, offset + step);
+    offset += piece.length;
+    if (!stream.write(piece)) await once(stream, 'drain');
+  }
+  stream.end();
+}
+
 export function sha256(data: Buffer | Buffer[]): string {
   const h = createHash('sha256');
   for (const b of Array.isArray(data) ? data : [data]) h.update(b);
@@ -162,7 +175,11 @@ export class RawPeer {
   private readonly decoder: FrameDecoder;
   private current: RawFrame | undefined;
 
-  constructor(readonly socket: Duplex) {
+  /** `onFrame` sees every frame as it completes, before `waitFor` callers do. */
+  constructor(
+    readonly socket: Duplex,
+    private readonly onFrame?: (frame: RawFrame) => void,
+  ) {
     this.decoder = new FrameDecoder({
       header: (header) => {
         const frame = { header, payload: Buffer.alloc(0) };
@@ -198,10 +215,23 @@ export class RawPeer {
 
   private record(frame: RawFrame): void {
     this.frames.push(frame);
+    this.onFrame?.(frame);
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();
   }
+}
+
+/** Our session on one end of an in-memory pair, a hand-driven RawPeer on the other. */
+export function rawPeerSession(role: 'client' | 'server', opts: Partial<YamuxOptions> = {}) {
+  const sockets = memoryPair();
+  const session = new YamuxSession(sockets.client, { ...opts, role });
+  const raw = new RawPeer(sockets.server);
+  const close = async () => {
+    session.close();
+    await sockets.close();
+  };
+  return { session, raw, close };
 }
 
 export const hex = (h: Omit<FrameHeader, 'version'>): string => encodeHeader(h).toString('hex');

@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import type { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type FrameHeader, FrameType, INITIAL_WINDOW } from './frame.js';
 import type { YamuxStream } from './stream.js';
-import { closed, nextStream, quiet, readAll, type SessionPair, sessionPair, sha256 } from './test-support.js';
+import {
+  closed,
+  nextStream,
+  quiet,
+  readAll,
+  type SessionPair,
+  sessionPair,
+  sha256,
+  writeAll,
+} from './test-support.js';
 
 const MiB = 1024 * 1024;
 const cleanups: Array<() => Promise<void>> = [];
@@ -16,19 +24,6 @@ async function pair(...args: Parameters<typeof sessionPair>): Promise<SessionPai
   const p = await sessionPair(...args);
   cleanups.push(() => p.close());
   return p;
-}
-
-/** Writes `data` in uneven pieces, honouring backpressure, then ends. */
-async function writeAll(stream: Writable, data: Buffer): Promise<void> {
-  let offset = 0;
-  let step = 1;
-  while (offset < data.length) {
-    step = (step * 7919) % 200_000 || 1;
-    const piece = data.subarray(offset, offset + step);
-    offset += piece.length;
-    if (!stream.write(piece)) await once(stream, 'drain');
-  }
-  stream.end();
 }
 
 async function exchange(client: YamuxStream, server: YamuxStream, up: Buffer, down: Buffer) {

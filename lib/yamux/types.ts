@@ -10,6 +10,10 @@ export interface YamuxStats {
   streamsAccepted: number;
 }
 
+export function emptyStats(): YamuxStats {
+  return { framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, streamsOpened: 0, streamsAccepted: 0 };
+}
+
 export interface YamuxSessionEvents {
   stream: [stream: YamuxStream];
   close: [err?: Error];

@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
@@ -109,9 +109,14 @@ export class BackchannelCredentials extends grpc.ChannelCredentials {
 function startTls(socket: Socket, opts: BackchannelOptions): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const ca = opts.ca === undefined ? undefined : [...tls.rootCertificates, opts.ca.toString()];
+    const host = opts.target.servername;
     const conn = tls.connect({
       socket,
-      servername: opts.target.servername,
+      // SNI takes host names only; an IP address is still checked against the certificate.
+      ...(host && isIP(host) === 0 ? { servername: host } : {}),
+      ...(host && isIP(host) !== 0
+        ? { checkServerIdentity: (_: string, cert) => tls.checkServerIdentity(host, cert) }
+        : {}),
       ALPNProtocols: ['h2'],
       minVersion: 'TLSv1.2',
       ...(ca ? { ca } : {}),

@@ -34,11 +34,6 @@ export class FrameDecoder {
     private readonly opts: FrameDecoderOptions = {},
   ) {}
 
-  /** True between a Data header and the last piece of its payload. */
-  get inPayload(): boolean {
-    return this.dataRemaining > 0;
-  }
-
   push(chunk: Buffer): void {
     if (this.failed) throw this.failure;
     try {

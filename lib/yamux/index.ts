@@ -1,3 +1,10 @@
+/**
+ * yamux (hashicorp/yamux wire format, tolerant of libp2p go-yamux) for Gitaly's backchannel: gRPC's HTTP/2
+ * runs on a YamuxStream, Gitaly opens sidechannel streams back. Backlog rule: inbound streams are handed
+ * out through 'stream' at once while a listener is attached; without one they are held (already ACKed),
+ * and a SYN that finds `acceptBacklog` streams held is answered with RST. Test helpers (in-memory and TCP
+ * pairs, a hand-driven raw peer) live in `./test-support.js` and are not re-exported here.
+ */
 export { FrameDecoder, type FrameDecoderOptions, type FrameHandlers, parseHeader } from './decoder.js';
 export { isProtocolFault, isYamuxError, YamuxError, type YamuxErrorCode } from './errors.js';
 export {

@@ -104,8 +104,19 @@ describe('sidechannel stdin reading (Gitaly reads)', () => {
           expect(r.stdin.equals(Buffer.concat(writes.map((w) => Buffer.from(w))))).toBe(true);
         },
       ),
-      { numRuns: 50_000 },
+      { numRuns: 75_000 },
     );
+  });
+
+  it('gives the same stdin when the stream is split at every byte boundary', () => {
+    const stdin = Buffer.concat([
+      Buffer.from('0032want 0123456789012345678901234567890123456789\n'),
+      Buffer.from('x'.repeat(300)),
+    ]);
+    const wire = Buffer.concat([...encodeStdin(stdin), Buffer.from('0000trailing')]);
+    for (let at = 0; at <= wire.length; at++) {
+      expect(deframe(wire, [at]).stdin.equals(stdin)).toBe(true);
+    }
   });
 
   it('never throws anything but a SidechannelError on garbage (property)', () => {
@@ -146,6 +157,16 @@ describe('sideband (Gitaly writes, client reads)', () => {
     ]);
   });
 
+  it('gives the same bands when the stream is split at every byte boundary', () => {
+    const wire = Buffer.concat([
+      ...encodeSideband(2, Buffer.from('Enumerating objects: 3, done.\n')),
+      ...encodeSideband(1, Buffer.from('PACK'.repeat(40))),
+      ...encodeSideband(2, Buffer.from('done\n')),
+    ]);
+    const whole = readSideband(wire);
+    for (let at = 0; at <= wire.length; at++) expect(readSideband(wire, [at])).toEqual(whole);
+  });
+
   it('refuses flush, special packets, missing and unknown bands', () => {
     expect(() => readSideband(Buffer.from('0000'))).toThrow('invalid sideband packet');
     expect(() => readSideband(Buffer.from('0001'))).toThrow('invalid sideband packet');
@@ -178,7 +199,7 @@ describe('sideband (Gitaly writes, client reads)', () => {
           expect(got).toEqual(packets.flatMap(([band, d]) => [...d].map((b) => [band, b])));
         },
       ),
-      { numRuns: 25_000 },
+      { numRuns: 75_000 },
     );
   });
 

@@ -3,6 +3,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import type { PackfileNegotiationStatistics__Output } from './generated/gitaly/PackfileNegotiationStatistics.js';
+import type { Repository__Output } from './generated/gitaly/Repository.js';
+import type { SSHReceivePackRequest__Output } from './generated/gitaly/SSHReceivePackRequest.js';
+import type { SSHUploadArchiveRequest__Output } from './generated/gitaly/SSHUploadArchiveRequest.js';
+import type { SSHUploadPackRequest__Output } from './generated/gitaly/SSHUploadPackRequest.js';
+import type { SSHUploadPackResponse__Output } from './generated/gitaly/SSHUploadPackResponse.js';
+import type { SSHUploadPackWithSidechannelRequest__Output } from './generated/gitaly/SSHUploadPackWithSidechannelRequest.js';
+import type { SSHUploadPackWithSidechannelResponse__Output } from './generated/gitaly/SSHUploadPackWithSidechannelResponse.js';
 
 /** Walks up from this file to the folder holding package.json (works from lib/ and dist/lib/). */
 export function projectRoot(): string {
@@ -41,43 +49,19 @@ export function loadSshService(): grpc.ServiceClientConstructor {
   return cached;
 }
 
-export interface ProtoRepository {
-  storage_name?: string;
-  relative_path?: string;
-  git_object_directory?: string;
-  git_alternate_object_directories?: string[];
-  gl_repository?: string;
-  gl_project_path?: string;
-}
-
-export interface SSHUploadPackRequest {
-  repository?: ProtoRepository;
-  stdin?: Buffer;
-  git_config_options?: string[];
-  git_protocol?: string;
-}
-
-export interface SSHReceivePackRequest {
-  repository?: ProtoRepository;
-  stdin?: Buffer;
-  gl_id?: string;
-  gl_repository?: string;
-  gl_username?: string;
-  git_protocol?: string;
-  git_config_options?: string[];
-}
-
-export interface SSHUploadArchiveRequest {
-  repository?: ProtoRepository;
-  stdin?: Buffer;
-}
-
+// Message types are generated from protos/ by `npm run generate` (grpc-js's proto-loader-gen-types,
+// with the loader options above) into lib/generated/, checked in and kept in step by
+// test/unit/generated-protos.test.ts. The `__Output` shapes are what proto-loader decodes (Buffers,
+// no nulls); they are also what this project writes.
+export type ProtoRepository = Repository__Output;
+export type SSHUploadPackRequest = SSHUploadPackRequest__Output;
+export type SSHUploadPackWithSidechannelRequest = SSHUploadPackWithSidechannelRequest__Output;
+export type SSHUploadPackWithSidechannelResponse = SSHUploadPackWithSidechannelResponse__Output;
+export type PackfileNegotiationStatistics = PackfileNegotiationStatistics__Output;
+export type SSHReceivePackRequest = SSHReceivePackRequest__Output;
+export type SSHUploadArchiveRequest = SSHUploadArchiveRequest__Output;
 /** Same shape for all three streaming RPCs. */
-export interface SSHStreamResponse {
-  stdout?: Buffer;
-  stderr?: Buffer;
-  exit_status?: { value?: number };
-}
+export type SSHStreamResponse = SSHUploadPackResponse__Output;
 
 export const SSH_RPC = {
   uploadPack: 'SSHUploadPack',

@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type * as grpc from '@grpc/grpc-js';
+import type { SSHUploadPackWithSidechannelResponse } from '../lib/generated/gitaly/SSHUploadPackWithSidechannelResponse.js';
 import type { Logger } from '../lib/logger.js';
 import type { SSHUploadPackRequest } from '../lib/proto.js';
 import { authorize } from './auth.js';
@@ -16,16 +17,15 @@ import {
 import { uploadPackCommand } from './git-command.js';
 import { GitRun, type GitRunResult } from './git-run.js';
 import { HUNG_UP_STDERR } from './git-stream.js';
-import { type NegotiationStats, NegotiationStatsParser } from './negotiation-stats.js';
+import { NegotiationStatsParser } from './negotiation-stats.js';
 import { resolveRepository } from './repository.js';
 import { closeSidechannel, pipeSidechannelStdin, sidebandOutput } from './sidechannel-git.js';
 import { openSidechannel, type SidechannelSession, sidechannelId } from './sidechannel-open.js';
 import type { ServiceContext } from './ssh-service.js';
 
 export type SidechannelRequest = Omit<SSHUploadPackRequest, 'stdin'>;
-export interface SidechannelResponse {
-  packfile_negotiation_statistics: NegotiationStats;
-}
+/** The generated (input) message type: int64 counters may be plain numbers. */
+export type SidechannelResponse = SSHUploadPackWithSidechannelResponse;
 type UnaryCall = grpc.ServerUnaryCall<SidechannelRequest, SidechannelResponse>;
 
 /** Go's `exec.ExitError` text: "exit status N" or "signal: killed". */

@@ -22,9 +22,39 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * One registry entry: call it to make the error; its `code` (jose's `static code`) lets callers
+ * branch without repeating the string: `if (TopologyInvalid.is(err))` or `err.code === NotFound.code`.
+ */
+export interface ErrorFactory<E extends AppError = AppError> {
+  (message: string, cause?: unknown): E;
+  readonly code: string;
+  readonly statusCode: number;
+  /** True for an error this factory made (same code). */
+  is(err: unknown): err is E;
+}
+
+/** Wraps `make` into a factory carrying `code` and `statusCode` (for registries with a subclass). */
+export function errorFactory<E extends AppError>(
+  code: string,
+  statusCode: number,
+  make: (message: string, cause?: unknown) => E,
+): ErrorFactory<E> {
+  const factory = (message: string, cause?: unknown) => make(message, cause);
+  return Object.assign(factory, {
+    code,
+    statusCode,
+    is: (err: unknown): err is E => isAppError(err) && err.code === code,
+  });
+}
+
 /** Defines a factory for one registry entry: `const NotFound = defineError('X_NOT_FOUND', 404)`. */
-export function defineError(code: string, statusCode: number, system = statusCode >= 500) {
-  return (message: string, cause?: unknown) => new AppError(code, message, { statusCode, system, cause });
+export function defineError(code: string, statusCode: number, system = statusCode >= 500): ErrorFactory {
+  return errorFactory(
+    code,
+    statusCode,
+    (message, cause) => new AppError(code, message, { statusCode, system, cause }),
+  );
 }
 
 export function isAppError(err: unknown): err is AppError {

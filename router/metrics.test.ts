@@ -15,3 +15,18 @@ describe('metrics registry', () => {
     expect(text).toContain('# TYPE gitlab_cells_router_fallbacks_total counter');
   });
 });
+
+describe('ssh sessions counter', () => {
+  it('exposes every outcome, zero included, as gitlab_cells_router_ssh_sessions_total{outcome}', async () => {
+    const metrics = createMetrics();
+    const registry = createMetricsRegistry(metrics);
+    metrics.sshSessions.ok = 2;
+    metrics.sshSessions.system = 1;
+    const text = await registry.metrics();
+    expect(text).toContain('# TYPE gitlab_cells_router_ssh_sessions_total counter');
+    expect(text).toContain('gitlab_cells_router_ssh_sessions_total{outcome="ok"} 2');
+    expect(text).toContain('gitlab_cells_router_ssh_sessions_total{outcome="policy"} 0');
+    expect(text).toContain('gitlab_cells_router_ssh_sessions_total{outcome="client-gone"} 0');
+    expect(text).toContain('gitlab_cells_router_ssh_sessions_total{outcome="system"} 1');
+  });
+});

@@ -1,4 +1,5 @@
 import { Counter, Registry } from 'prom-client';
+import { OUTCOMES, type Outcome } from '../lib/outcome.js';
 
 /** Plain counters the router increments; tests read them directly, Prometheus reads them on scrape. */
 export interface RouterMetrics {
@@ -15,6 +16,11 @@ export interface RouterMetrics {
   sshConnections: number;
   sshAuthFailures: number;
   sshGitCommands: number;
+  /**
+   * SSH sessions (one command or welcome each) by how they ended (`lib/outcome.ts`); `system` is
+   * the error SLI, as gitlab-shell's `trackError` counts it (policy refusals and cancellations left out).
+   */
+  sshSessions: Record<Outcome, number>;
   httpRequests: number;
   /** HTTP requests sent to the cell a token/session rule named (the path did not decide). */
   httpRuleRouted: number;
@@ -34,6 +40,7 @@ export function createMetrics(): RouterMetrics {
     sshConnections: 0,
     sshAuthFailures: 0,
     sshGitCommands: 0,
+    sshSessions: { ok: 0, policy: 0, 'client-gone': 0, system: 0 },
     httpRequests: 0,
     httpRuleRouted: 0,
     httpRuleRejected: 0,
@@ -41,7 +48,12 @@ export function createMetrics(): RouterMetrics {
   };
 }
 
-const DESCRIPTIONS: Record<keyof RouterMetrics, [string, string]> = {
+/** The fields of RouterMetrics that are one plain counter each. */
+type PlainCounter = {
+  [K in keyof RouterMetrics]: RouterMetrics[K] extends number ? K : never;
+}[keyof RouterMetrics];
+
+const DESCRIPTIONS: Record<PlainCounter, [string, string]> = {
   routeCacheHits: [
     'gitlab_cells_router_route_cache_hits_total',
     'Route classifications served from the cache',
@@ -74,7 +86,7 @@ const DESCRIPTIONS: Record<keyof RouterMetrics, [string, string]> = {
 /** A prom-client registry whose counters mirror `metrics` at scrape time. */
 export function createMetricsRegistry(metrics: RouterMetrics): Registry {
   const registry = new Registry();
-  for (const key of Object.keys(DESCRIPTIONS) as (keyof RouterMetrics)[]) {
+  for (const key of Object.keys(DESCRIPTIONS) as PlainCounter[]) {
     const [name, help] = DESCRIPTIONS[key];
     new Counter({
       name,
@@ -86,5 +98,15 @@ export function createMetricsRegistry(metrics: RouterMetrics): Registry {
       },
     });
   }
+  new Counter({
+    name: 'gitlab_cells_router_ssh_sessions_total',
+    help: 'SSH sessions by outcome (ok, policy, client-gone, system); system ones count against the error SLI',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const outcome of OUTCOMES) this.inc({ outcome }, metrics.sshSessions[outcome]);
+    },
+  });
   return registry;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerChannel, Session } from 'ssh2';
 import { isAppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
+import { failureOutcome, type Outcome } from '../../lib/outcome.js';
 import { RouterError } from '../errors.js';
 import { type GitCommandContext, type GitCommandDeps, runGitCommand } from '../tunnel/git-command.js';
 import { finishChannel } from './channel-io.js';
@@ -12,7 +13,9 @@ import { formatError } from './console.js';
  * One SSH session channel, with gitlab-sshd's contract: only the `GIT_PROTOCOL` env request is
  * accepted, pty requests are refused, `shell` (or `exec` without a command) prints the welcome
  * message, `exec` runs one git command. Errors reach the user boxed on stderr as `ERROR: …`;
- * exit status 0 success, 1 command failed, 128 unknown or unparsable command.
+ * exit status 0 success, 1 command failed, 128 unknown or unparsable command. Every session ends
+ * with one `session finished` line and one count of `ssh_sessions_total` by its `Outcome`
+ * (`lib/outcome.ts`: a refused or unknown command is `policy`, a client that left `client-gone`).
  */
 export type SessionDeps = GitCommandDeps;
 
@@ -64,14 +67,14 @@ function run(
   const onClose = () => abort.abort(new Error('channel closed'));
   channel.once('close', onClose);
 
-  const execute = async (): Promise<number> => {
+  const execute = async (): Promise<Finished> => {
     const parsed = parseCommand(line);
     if (!parsed.ok) {
       log.info({ exit_status: parsed.exitCode }, parsed.message);
       channel.stderr.write(formatError(parsed.message));
-      return parsed.exitCode;
+      return { exitStatus: parsed.exitCode, outcome: 'policy' };
     }
-    return execCommand(parsed.command, channel, {
+    const exitStatus = await execCommand(parsed.command, channel, {
       owner,
       deps,
       gitProtocol,
@@ -79,31 +82,42 @@ function run(
       log,
       signal: abort.signal,
     });
+    return { exitStatus, outcome: abort.signal.aborted ? 'client-gone' : 'ok' };
   };
 
   const done = execute()
-    .catch((err: unknown) => {
-      if (abort.signal.aborted) {
-        log.info({ reason: String(abort.signal.reason) }, 'session cancelled');
-        return -1;
-      }
-      const user = isAppError(err) ? err.message : 'Internal error';
-      if (!isAppError(err) || err.system) log.error({ err }, 'command failed');
-      else log.info({ err: { code: err.code, message: err.message } }, 'command refused');
-      channel.stderr.write(formatError(user));
-      return 1;
-    })
-    .then(async (exitStatus) => {
+    .catch((err: unknown) => failed(err, abort.signal, channel, log))
+    .then(async ({ exitStatus, outcome }) => {
       channel.off('close', onClose);
       if (exitStatus >= 0 && !abort.signal.aborted) await finishChannel(channel, exitStatus);
       else channel.close();
-      log.info({ exit_status: exitStatus, duration_ms: Date.now() - started }, 'session finished');
+      deps.metrics.sshSessions[outcome]++;
+      log.info({ exit_status: exitStatus, outcome, duration_ms: Date.now() - started }, 'session finished');
     });
   const untrack = owner.track({
     done,
     cancel: (reason) => abort.abort(new Error(reason)),
   });
   done.finally(untrack);
+}
+
+/** How a session ended: the SSH exit status (-1: none, the channel is closed) and its outcome. */
+interface Finished {
+  exitStatus: number;
+  outcome: Outcome;
+}
+
+/** A command that threw: logged by outcome, shown to the user as `ERROR: …` unless they left. */
+function failed(err: unknown, signal: AbortSignal, channel: ServerChannel, log: Logger): Finished {
+  if (signal.aborted) {
+    log.info({ reason: String(signal.reason) }, 'session cancelled');
+    return { exitStatus: -1, outcome: 'client-gone' };
+  }
+  const outcome = failureOutcome(err);
+  if (outcome === 'system') log.error({ err }, 'command failed');
+  else if (isAppError(err)) log.info({ err: { code: err.code, message: err.message } }, 'command refused');
+  channel.stderr.write(formatError(isAppError(err) ? err.message : 'Internal error'));
+  return { exitStatus: 1, outcome };
 }
 
 interface ExecContext {

@@ -119,3 +119,34 @@ describe('client disconnect', () => {
     expect(request?.exitCode).toBeNull();
   });
 });
+
+describe('session outcomes', () => {
+  it('counts every session once by outcome: ok, policy, system, client-gone', async () => {
+    const sessions = stack.router.metrics.sshSessions;
+    const before = { ...sessions };
+    const delta = () => ({
+      ok: sessions.ok - before.ok,
+      policy: sessions.policy - before.policy,
+      'client-gone': sessions['client-gone'] - before['client-gone'],
+      system: sessions.system - before.system,
+    });
+    expect((await uploadPack('acme/app', '0000')).code).toBe(0);
+    expect((await collect(ssh(stack.alice.privateKey, stack.sshPort, ['rm -rf /']))).code).toBe(128);
+    override(() => ({ status: 502 }));
+    expect((await uploadPack('acme/broken')).code).toBe(1);
+    const slow = ssh(stack.alice.privateKey, stack.sshPort, ['git-upload-pack', "'acme/slow.git'"]);
+    let stdout = '';
+    slow.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('latin1');
+    });
+    await waitFor(() => stdout.includes('refs/heads/main'), 10_000, 'the ref advertisement');
+    slow.kill('SIGKILL');
+    const expected = { ok: 1, policy: 1, 'client-gone': 1, system: 1 };
+    await waitFor(
+      () => JSON.stringify(delta()) === JSON.stringify(expected),
+      10_000,
+      'four counted sessions',
+    );
+    expect(delta()).toEqual(expected);
+  });
+});

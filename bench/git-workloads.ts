@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FailureLog, Outcome } from './outcome.js';
-import { CpuMeter, describeFailure, mustRun, run } from './proc.js';
+import { type CpuCounter, CpuMeter, type CpuUse, describeFailure, mustRun, run } from './proc.js';
 import { type GeneratedRepo, placeRepo } from './repo-gen.js';
 import { type LatencySummary, median, summarize } from './stats.js';
 
@@ -22,8 +22,10 @@ export interface GitContender {
   unavailable?: string;
   url(role: RepoRole): string;
   env: NodeJS.ProcessEnv;
-  /** Server-side processes whose CPU time is metered (their waited-for children included). */
-  serverPids: Record<string, number>;
+  /** CPU counters of the server side, by process (git's processes apart from the services). */
+  serverCpu: Record<string, CpuCounter>;
+  /** Server processes whose reaped children are counted: a measurement waits for them to reap. */
+  reapers: readonly number[];
 }
 
 export interface ServedRepo {
@@ -43,12 +45,7 @@ export interface GitWorkloadContext {
   log(line: string): void;
 }
 
-export interface CpuUse {
-  /** Busy CPU seconds of the whole machine (client, server, everything). */
-  machine: number;
-  /** CPU seconds of the contender's server processes. */
-  processes: Record<string, number>;
-}
+export type { CpuUse };
 
 function usable(c: GitContender): void {
   if (c.unavailable) throw new Error(c.unavailable);
@@ -101,9 +98,9 @@ export async function largeClone(
       if (out[c.id] && !out[c.id].ok) continue;
       const o = await ctx.failures.attempt(`large clone, ${CONTENDER_LABELS[c.id]}`, async () => {
         usable(c);
-        const meter = new CpuMeter(c.serverPids);
+        const meter = new CpuMeter(c.serverCpu, c.reapers);
         const ms = await cloneOnce(ctx, c, 'large', join(ctx.scratch, `large-${c.id}`));
-        const cpu = meter.stop();
+        const cpu = await meter.stopReaped();
         const r = acc.get(c.id) ?? { runsMs: [], medianMs: 0, cpu: [] };
         r.runsMs.push(ms);
         r.cpu.push(cpu);
@@ -139,11 +136,11 @@ export async function sequentialClones(
   for (let i = 0; i < count; i++) {
     for (const c of ctx.contenders) {
       if (failed.has(c.id)) continue;
-      const meter = new CpuMeter(c.serverPids);
+      const meter = new CpuMeter(c.serverCpu, c.reapers);
       try {
         const ms = await cloneOnce(ctx, c, 'small', join(ctx.scratch, `small-${c.id}`));
         samples.set(c.id, [...(samples.get(c.id) ?? []), ms]);
-        const used = meter.stop();
+        const used = await meter.stopReaped();
         const total = cpu.get(c.id) ?? { machine: 0, processes: {} };
         total.machine += used.machine;
         for (const [k, v] of Object.entries(used.processes))
@@ -200,13 +197,13 @@ export async function concurrentClones(
         usable(c);
         const dir = join(ctx.scratch, `concurrent-${c.id}`);
         await mkdir(dir, { recursive: true });
-        const meter = new CpuMeter(c.serverPids);
+        const meter = new CpuMeter(c.serverCpu, c.reapers);
         const started = performance.now();
         const results = await Promise.allSettled(
           Array.from({ length: level }, (_, i) => cloneOnce(ctx, c, 'small', join(dir, `c${i}`))),
         );
         const wallMs = performance.now() - started;
-        const cpu = meter.stop();
+        const cpu = await meter.stopReaped();
         await rm(dir, { recursive: true, force: true });
         const ok = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
         const errors = results.filter((r) => r.status === 'rejected');
@@ -268,12 +265,12 @@ export async function pushes(
         usable(c);
         await placeRepo(p.base, p.targetDir);
         const ref = `refs/heads/${p.source.branch}`;
-        const meter = new CpuMeter(c.serverPids);
+        const meter = new CpuMeter(c.serverCpu, c.reapers);
         const r = await run('git', ['--git-dir', p.source.dir, 'push', '-q', p.url(c), `${ref}:${ref}`], {
           env: c.env,
           timeoutMs: ctx.opTimeoutMs,
         });
-        const cpu = meter.stop();
+        const cpu = await meter.stopReaped();
         if (r.code !== 0) throw new Error(`git push: ${describeFailure(r)}`);
         const got = await mustRun('git', ['--git-dir', p.targetDir, 'rev-parse', ref], {
           timeoutMs: 30_000,

@@ -1,15 +1,17 @@
 import * as grpc from '@grpc/grpc-js';
+import { GitalyConnections, type GitalySshCall, type UploadPackMode } from '../lib/gitaly/index.js';
 import { gitalyAuthHeader } from '../lib/gitaly-auth.js';
-import { loadSshService, type SSHStreamResponse, type SSHUploadPackRequest } from '../lib/proto.js';
 import { uploadPackBody } from './bridge-client.js';
 
 /**
- * Diagnostic contender: the bridge's own Gitaly call without the bridge — a grpc-js client (channel
- * options as the bridge's) calling the cell's mock Gitaly `SSHUploadPack` with the same request.
- * Bridge-only ÷ this isolates what the bridge adds; this ÷ the gRPC floor is git and mock Gitaly.
+ * Diagnostic contender: the bridge's own Gitaly client without the bridge — `lib/gitaly`'s
+ * `GitalyConnections` (backchannel connection, windows as the bridge's defaults) calling the cell's
+ * mock Gitaly with the same request, over the sidechannel (`SSHUploadPackWithSidechannel`) or the
+ * bidi stream (`SSHUploadPack`, which needs a mock Gitaly with `legacyUploadPack`). Bridge-only ÷
+ * this, in the same mode, isolates what the bridge adds; this ÷ the gRPC floor is git and mock Gitaly.
  */
 export interface GitalyTarget {
-  /** `host:port` of the cell's Gitaly. */
+  /** The cell's Gitaly address as Rails hands it out (`tcp://host:port`). */
   address: string;
   token: string;
   storage: string;
@@ -17,64 +19,80 @@ export interface GitalyTarget {
   repository(project: string): { relativePath: string; glRepository: string };
 }
 
-export class GitalyDirect {
-  private readonly Service = loadSshService();
-  private readonly client: grpc.Client;
+/** The bridge's defaults (`h2StreamWindowBytes`, `gitalyYamuxWindowBytes`, `gitalyKeepaliveMs`). */
+const FLOW_CONTROL_WINDOW = 2 * 1024 * 1024;
+const YAMUX_WINDOW = 256 * 1024;
+const KEEPALIVE_MS = 20_000;
 
-  constructor(private readonly target: GitalyTarget) {
-    this.client = new this.Service(target.address, grpc.credentials.createInsecure(), {
-      'grpc.keepalive_time_ms': 20_000,
-      'grpc.keepalive_timeout_ms': 20_000,
-      'grpc.max_receive_message_length': 16 * 1024 * 1024,
+export interface UploadPackOutcome {
+  stdoutBytes: number;
+  ms: number;
+}
+
+export class GitalyDirect {
+  private readonly connections: GitalyConnections;
+
+  constructor(
+    private readonly target: GitalyTarget,
+    readonly mode: UploadPackMode,
+  ) {
+    this.connections = new GitalyConnections({
+      uploadPack: mode,
+      keepaliveMs: KEEPALIVE_MS,
+      userAgent: 'cells-bench',
+      flowControlWindow: FLOW_CONTROL_WINDOW,
+      yamuxWindow: YAMUX_WINDOW,
     });
   }
 
   /** One upload-pack of `wants` from `project`; resolves with the stdout bytes once git exited 0. */
-  uploadPack(
-    project: string,
-    wants: readonly string[],
-    timeoutMs: number,
-  ): Promise<{ stdoutBytes: number; ms: number }> {
-    const def = this.Service.service.SSHUploadPack;
-    if (!def) return Promise.reject(new Error('gitaly.SSHService has no SSHUploadPack'));
+  uploadPack(project: string, wants: readonly string[], timeoutMs: number): Promise<UploadPackOutcome> {
     const repo = this.target.repository(project);
-    return new Promise((resolve, reject) => {
-      const started = performance.now();
-      const md = new grpc.Metadata();
-      md.set('authorization', gitalyAuthHeader(this.target.token));
-      const call = this.client.makeBidiStreamRequest(
-        def.path,
-        def.requestSerialize as (v: SSHUploadPackRequest) => Buffer,
-        def.responseDeserialize as (b: Buffer) => SSHStreamResponse,
-        md,
-        { deadline: Date.now() + timeoutMs },
-      );
-      let stdoutBytes = 0;
-      let stderr = '';
-      let exitStatus: number | undefined;
-      call.on('data', (m: SSHStreamResponse) => {
-        if (m.stdout) stdoutBytes += m.stdout.length;
-        if (m.stderr) stderr = (stderr + m.stderr.toString()).slice(-2048);
-        if (m.exit_status) exitStatus = m.exit_status.value ?? 0;
-      });
-      call.on('error', reject);
-      call.on('end', () => {
-        if ((exitStatus ?? 0) !== 0) reject(new Error(`upload-pack exit ${exitStatus}: ${stderr.trim()}`));
-        else resolve({ stdoutBytes, ms: performance.now() - started });
-      });
-      call.write({
+    const md = new grpc.Metadata();
+    md.set('authorization', gitalyAuthHeader(this.target.token));
+    const started = performance.now();
+    const call = this.connections.get(this.target.address, this.target.token).open(
+      'upload-pack',
+      {
         repository: {
           storage_name: this.target.storage,
           relative_path: repo.relativePath,
           gl_repository: repo.glRepository,
         },
-      });
-      call.write({ stdin: uploadPackBody(wants) });
-      call.end();
-    });
+      },
+      md,
+    );
+    const done = outcome(call, timeoutMs);
+    call.writeStdin(uploadPackBody(wants));
+    call.endStdin();
+    return done.then((stdoutBytes) => ({ stdoutBytes, ms: performance.now() - started }));
   }
 
   close(): void {
-    this.client.close();
+    this.connections.close();
   }
+}
+
+/** Counts the call's stdout; resolves with it when the call ends well, rejects with Gitaly's status or git's stderr. */
+function outcome(call: GitalySshCall, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let stdoutBytes = 0;
+    let stderr = '';
+    const timer = setTimeout(() => {
+      call.cancel();
+      reject(new Error(`upload-pack (${call.transport}) did not end within ${timeoutMs} ms`));
+    }, timeoutMs);
+    call.on('output', (kind, data) => {
+      if (kind === 'stdout') stdoutBytes += data.length;
+      else stderr = (stderr + data.toString()).slice(-2048);
+    });
+    call.on('end', (result) => {
+      clearTimeout(timer);
+      if (result.code !== grpc.status.OK) {
+        reject(new Error(`${call.transport}: ${grpc.status[result.code]}: ${result.details}`));
+      } else if ((result.exitStatus ?? 0) !== 0) {
+        reject(new Error(`upload-pack exit ${result.exitStatus}: ${stderr.trim()}`));
+      } else resolve(stdoutBytes);
+    });
+  });
 }

@@ -2,6 +2,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { UploadPackMode } from '../lib/gitaly/index.js';
 import { projectRoot } from '../lib/proto.js';
 import { hashedRepoPath } from '../lib/repo-path.js';
 import { readSecretFile } from '../lib/secrets.js';
@@ -29,27 +30,21 @@ import {
 } from './openssh.js';
 import { type BenchOptions, parseArgs, USAGE, UsageError, WORKLOADS, type WorkloadId } from './options.js';
 import { FailureLog, type Outcome, okValue } from './outcome.js';
-import { describeFailure, killTracked, run } from './proc.js';
+import { type CpuCounter, describeFailure, killTracked, ownCpu, reapedChildrenCpu, run } from './proc.js';
 import { renderProfiles, summarizeProfiles } from './profile.js';
 import { ensureRepo, type GeneratedRepo, placeRepo } from './repo-gen.js';
 import { evaluate, ratioLines, renderMarkdown } from './report.js';
 import type { BenchResults, RepoFacts, ThroughputId } from './results.js';
-import type { BenchStack } from './stack-runner.js';
-import { startBenchStack } from './stack-runner.js';
+import { type BenchStack, type ExtraBridge, startBenchStack, startExtraBridge } from './stack-runner.js';
 import {
-  bridgeThroughputRun,
-  floorThroughputRun,
-  gitalyThroughputRun,
   idleMemory,
   type SlowReaderTarget,
   slowReadBridge,
   slowReadRouter,
-  summarizeThroughput,
   type ThroughputResult,
-  type ThroughputRun,
-  type ThroughputTarget,
 } from './stack-workloads.js';
 import { MIB } from './stats.js';
+import { runThroughput } from './throughput.js';
 
 /**
  * `npm run bench [-- --quick] [--profile] [--only …]`: every contender in the same run on the same
@@ -68,6 +63,8 @@ const PROJECTS = {
 } as const;
 /** The cells-path user: Maintainer of gitlab-org (clones and pushes a branch). */
 const CELLS_USER = 'bob';
+/** The benchmark's second bridge of the large repository's cell, in `gitalyUploadPack: "stream"` mode. */
+const STREAM_BRIDGE = `bridge-stream-${PROJECTS.large.cell}`;
 
 function log(line: string): void {
   process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -101,6 +98,8 @@ class Bench {
   private stack: BenchStack | undefined;
   private sshd: OpenSshServer | undefined;
   private floor: GrpcFloor | undefined;
+  private streamBridge: ExtraBridge | undefined;
+  private streamBridgeStart: Outcome<void> = { ok: false, error: 'not started' };
   private readonly runDir: string;
   private readonly profileDir: string;
   private readonly stackEnv: Record<string, string>;
@@ -110,8 +109,9 @@ class Bench {
     this.runDir = join(DATA, `run-${opts.mode}`);
     this.profileDir = join(DATA, `profiles-${opts.mode}`);
     // One benchmark user opens up to max(concurrency, idle tunnels) tunnels at once: lift the
-    // bridge's per-user cap (default 50) so the workload, not a policy, is measured.
-    this.stackEnv = { BRIDGE_MAX_TUNNELS_PER_USER: '0' };
+    // bridge's per-user cap (default 50) so the workload, not a policy, is measured. The mock
+    // Gitalys also serve the bidi SSHUploadPack (beside the sidechannel) for the stream contenders.
+    this.stackEnv = { BRIDGE_MAX_TUNNELS_PER_USER: '0', GITALY_LEGACY_UPLOAD_PACK: 'true' };
     if (opts.profile) {
       this.stackEnv.NODE_OPTIONS = `--import=${pathToFileURL(join(ROOT, 'dist', 'bench', 'cpu-profiler.js')).href}`;
       this.stackEnv.BENCH_PROFILE_DIR = this.profileDir;
@@ -123,9 +123,13 @@ class Bench {
   }
 
   async stopAll(): Promise<void> {
+    await this.streamBridge
+      ?.stop()
+      .catch((err: unknown) => this.failures.record('stopping the stream-mode bridge', err));
     await this.stack?.stop().catch((err: unknown) => this.failures.record('stopping the stack', err));
     await this.sshd?.stop().catch((err: unknown) => this.failures.record('stopping sshd', err));
     await this.floor?.stop().catch((err: unknown) => this.failures.record('stopping the gRPC floor', err));
+    this.streamBridge = undefined;
     this.stack = undefined;
     this.sshd = undefined;
     this.floor = undefined;
@@ -193,6 +197,7 @@ class Bench {
       this.stack = await startBenchStack(this.runDir, { env: this.stackEnv, timeoutMs: 120_000 });
       log(`stack up: router ssh ${this.stack.json.router.ssh}, pids ${JSON.stringify(this.stack.json.pids)}`);
     });
+    if (this.stack) await this.startStreamBridge(this.stack);
     const floorStart = await this.failures.attempt('starting the gRPC floor server', async () => {
       this.floor = await startGrpcFloor();
     });
@@ -214,7 +219,7 @@ class Bench {
     const ssh = await this.sshAlgorithms();
     if (o.profile && this.stack) {
       // Start the services' profilers now that start-up and warm-up are over (see cpu-profiler.ts).
-      for (const pid of Object.values(this.stack.json.pids)) process.kill(pid, 'SIGUSR2');
+      for (const pid of Object.values(this.stackPids)) process.kill(pid, 'SIGUSR2');
     }
 
     const results: BenchResults = {
@@ -271,7 +276,8 @@ class Bench {
         }),
       };
     }
-    if (this.wants('throughput')) results.throughput = await this.throughput(large, stackMissing, floorStart);
+    if (this.wants('throughput'))
+      results.throughput = await this.throughput(large, stackMissing ?? '', floorStart);
     if (this.wants('large-clone')) {
       log(`large clone: ${o.largeCloneRuns} round(s), ${(large.packBytes / MIB).toFixed(0)} MiB pack`);
       results.largeClone = await largeClone(ctx, o.largeCloneRuns);
@@ -316,21 +322,24 @@ class Bench {
       id: 'direct',
       url: (role) => `file://${repos[role].dir}`,
       env: baseEnv,
-      serverPids: {},
+      serverCpu: {},
+      reapers: [],
     };
     const openssh: GitContender = sshd
       ? {
           id: 'openssh',
           url: (role) => sshd.url(repos[role].project),
           env: { ...baseEnv, GIT_SSH_COMMAND: sshd.sshCommand },
-          serverPids: { sshd: sshd.pid },
+          serverCpu: sshd.serverCpu,
+          reapers: [sshd.pid],
         }
       : {
           id: 'openssh',
           unavailable: okValue(sshdStart) ?? errorOf(sshdStart),
           url: () => '',
           env: {},
-          serverPids: {},
+          serverCpu: {},
+          reapers: [],
         };
     let cells: GitContender;
     if (stack) {
@@ -340,22 +349,26 @@ class Bench {
             id: 'cells',
             url: (role) => stack.url(repos[role].project),
             env: { ...baseEnv, GIT_SSH_COMMAND: sshCommandLine(user.privateKey, stack.json.knownHosts) },
-            serverPids: {
-              router: stack.pid('router'),
-              bridge: stack.pid('bridge-cell_us0'),
-              gitaly: stack.pid('gitaly-cell_us0'),
-              rails: stack.pid('mock-cell'),
-            },
+            serverCpu: cellsCpu(stack),
+            reapers: [stack.pid('gitaly-cell_us0')],
           }
         : {
             id: 'cells',
             unavailable: `stack.json has no user ${CELLS_USER}`,
             url: () => '',
             env: {},
-            serverPids: {},
+            serverCpu: {},
+            reapers: [],
           };
     } else {
-      cells = { id: 'cells', unavailable: errorOf(stackStart), url: () => '', env: {}, serverPids: {} };
+      cells = {
+        id: 'cells',
+        unavailable: errorOf(stackStart),
+        url: () => '',
+        env: {},
+        serverCpu: {},
+        reapers: [],
+      };
     }
     return [direct, openssh, cells];
   }
@@ -402,107 +415,80 @@ class Bench {
     return out;
   }
 
-  private async throughput(
-    large: GeneratedRepo,
-    stackMissing: string | undefined,
-    floorStart: Outcome<void>,
-  ): Promise<Partial<Record<ThroughputId, Outcome<ThroughputResult>>>> {
-    const o = this.opts;
-    const stack = this.stack;
-    const floor = this.floor;
-    const big: ThroughputTarget = {
-      project: PROJECTS.large.path,
-      head: large.head,
-      packBytes: large.packBytes,
-    };
-    const small: ThroughputTarget = { project: PROJECTS.small.path, head: this.smallHead, packBytes: 0 };
-    // The floor streams as many bytes as the bridge delivered (the pack size until it did).
-    let floorBytes = large.packBytes;
-    const gitaly = stack ? this.gitalyDirect(stack) : undefined;
-    const unavailable = (what: string) => async (): Promise<ThroughputRun> => {
-      throw new Error(what);
-    };
-    const paths: Array<{
-      id: ThroughputId;
-      label: string;
-      run(t: ThroughputTarget, ms: number): Promise<ThroughputRun>;
-    }> = [
-      {
-        id: 'bridge-h2',
-        label: 'bridge-only throughput, HTTP/2',
-        run: stack ? (t, ms) => bridgeThroughputRun(stack, 'h2', t, ms) : unavailable(stackMissing ?? ''),
-      },
-      {
-        id: 'bridge-http1',
-        label: 'bridge-only throughput, HTTP/1.1',
-        run: stack ? (t, ms) => bridgeThroughputRun(stack, 'http1', t, ms) : unavailable(stackMissing ?? ''),
-      },
-      {
-        id: 'gitaly-direct',
-        label: 'Gitaly-direct throughput',
-        run:
-          stack && gitaly
-            ? (t, ms) => gitalyThroughputRun(stack, gitaly, t, ms)
-            : unavailable(stackMissing ?? ''),
-      },
-      {
-        id: 'grpc-floor',
-        label: 'gRPC floor throughput',
-        run: floor
-          ? (t, ms) => floorThroughputRun(floor, t.packBytes === 0 ? MIB : floorBytes, ms)
-          : unavailable(errorOf(floorStart)),
-      },
-    ];
-    const runs = new Map<ThroughputId, ThroughputRun[]>(paths.map((p) => [p.id, []]));
-    const failed = new Map<ThroughputId, string>();
-    log(`throughput: ${o.throughputRuns} round(s) of ${paths.map((p) => p.id).join(', ')}`);
-    try {
-      // Untimed warm-up of each path (connections, JIT) with the small repository or 1 MiB.
-      for (const p of paths) {
-        await p
-          .run(small, 60_000)
-          .catch((err: unknown) => failed.set(p.id, this.failures.record(`${p.label} (warm-up)`, err)));
-      }
-      for (let round = 0; round < o.throughputRuns; round++) {
-        for (const p of paths) {
-          if (failed.has(p.id)) continue;
-          try {
-            const r = await p.run(big, o.opTimeoutMs);
-            runs.get(p.id)?.push(r);
-            if (p.id === 'bridge-h2') floorBytes = r.bytes;
-            log(`${p.label}: ${r.mibps.toFixed(0)} MiB/s`);
-          } catch (err) {
-            failed.set(p.id, this.failures.record(p.label, err));
-          }
-        }
-      }
-    } finally {
-      gitaly?.close();
-    }
-    const out: Partial<Record<ThroughputId, Outcome<ThroughputResult>>> = {};
-    for (const p of paths) {
-      const error = failed.get(p.id);
-      out[p.id] = error
-        ? { ok: false, error }
-        : { ok: true, value: summarizeThroughput(runs.get(p.id) ?? []) };
-    }
-    return out;
+  /** The stream-mode bridge beside the stack's (the stream contenders fail with its error when it cannot start). */
+  private async startStreamBridge(stack: BenchStack): Promise<void> {
+    this.streamBridgeStart = await this.failures.attempt('starting the stream-mode bridge', async () => {
+      this.streamBridge = await startExtraBridge(stack, PROJECTS.large.cell, STREAM_BRIDGE, {
+        overrides: { gitalyUploadPack: 'stream' },
+        env: this.stackEnv,
+        timeoutMs: 30_000,
+      });
+      log(`stream-mode bridge on ${this.streamBridge.url} (pid ${this.streamBridge.pid})`);
+    });
   }
 
-  /** A Gitaly client for the cell of the large and small repositories, as the bridge would call it. */
-  private gitalyDirect(stack: BenchStack): GitalyDirect | undefined {
+  private async throughput(
+    large: GeneratedRepo,
+    stackMissing: string,
+    floorStart: Outcome<void>,
+  ): Promise<Partial<Record<ThroughputId, Outcome<ThroughputResult>>>> {
+    const stack = this.stack;
+    const stream = this.streamBridge;
+    const direct = {
+      sidechannel: stack ? this.gitalyDirect(stack, 'sidechannel') : undefined,
+      stream: stack ? this.gitalyDirect(stack, 'stream') : undefined,
+    };
+    try {
+      return await runThroughput(
+        {
+          stack,
+          bridges: {
+            sidechannel: stack && {
+              url: stack.bridgeUrl(PROJECTS.large.cell),
+              pid: stack.pid(`bridge-${PROJECTS.large.cell}`),
+            },
+            stream: stream && { url: stream.url, pid: stream.pid },
+          },
+          direct,
+          floor: this.floor,
+          why: {
+            stack: stackMissing,
+            streamBridge: errorOf(this.streamBridgeStart),
+            floor: errorOf(floorStart),
+          },
+        },
+        {
+          big: { project: PROJECTS.large.path, head: large.head, packBytes: large.packBytes },
+          small: { project: PROJECTS.small.path, head: this.smallHead, packBytes: 0 },
+          rounds: this.opts.throughputRuns,
+          timeoutMs: this.opts.opTimeoutMs,
+          failures: this.failures,
+          log,
+        },
+      );
+    } finally {
+      direct.sidechannel?.close();
+      direct.stream?.close();
+    }
+  }
+
+  /** The bridge's Gitaly client for the cell of the large and small repositories, without the bridge. */
+  private gitalyDirect(stack: BenchStack, mode: UploadPackMode): GitalyDirect | undefined {
     const cell = stack.json.cells.find((c) => c.name === PROJECTS.large.cell);
     if (!cell) return undefined;
-    return new GitalyDirect({
-      address: cell.gitaly,
-      token: readSecretFile(stack.json.secrets.gitaly, 'Gitaly token'),
-      storage: 'default',
-      repository: (path) => {
-        const project = DEMO_PROJECTS.find((p) => `${p.namespace}/${p.path}` === path);
-        if (!project) throw new Error(`no demo project ${path}`);
-        return { relativePath: hashedRepoPath(project.id), glRepository: `project-${project.id}` };
+    return new GitalyDirect(
+      {
+        address: `tcp://${cell.gitaly}`,
+        token: readSecretFile(stack.json.secrets.gitaly, 'Gitaly token'),
+        storage: 'default',
+        repository: (path) => {
+          const project = DEMO_PROJECTS.find((p) => `${p.namespace}/${p.path}` === path);
+          if (!project) throw new Error(`no demo project ${path}`);
+          return { relativePath: hashedRepoPath(project.id), glRepository: `project-${project.id}` };
+        },
       },
-    });
+      mode,
+    );
   }
 
   private notes(slow: GeneratedRepo): string[] {
@@ -516,6 +502,8 @@ class Bench {
           ', ',
         )}: one benchmark user holds up to ${Math.max(...o.concurrency, o.idleTunnels)} tunnels at once.`,
       'Cells-path pushes run Gitaly-style hooks (pre-receive → Rails `/allowed`, post-receive); direct and OpenSSH pushes have no hooks.',
+      'The bridge talks to Gitaly as current Gitaly requires: upload-pack over `SSHUploadPackWithSidechannel` on the yamux backchannel. The stream-mode rows use the bidi `SSHUploadPack` (Gitaly < 17.8): the mock Gitalys run with `legacyUploadPack` (they keep serving the sidechannel too), and a second bridge process with `gitalyUploadPack: "stream"` runs beside the stack’s, with the same cell config, in front of the same Rails and Gitaly.',
+      'CPU by process: each service’s own time (utime+stime of /proc/<pid>/stat); git under mock Gitaly is the time of the children it reaped (cutime+cstime); git under sshd is what the forced command’s shell reports for its git child (`times`), and sshd (own) is the rest of sshd’s process tree (listener, connection processes, the shell).',
     ];
     if (slow.packBytes < 1024 * MIB) {
       notes.push(
@@ -538,13 +526,29 @@ class Bench {
       return undefined;
     }
     return renderProfiles(
-      summaries.filter((s) => /^(router|bridge-cell_us0|gitaly-cell_us0|mock-cell)$/.test(s.service)),
+      summaries.filter((s) =>
+        /^(router|bridge-cell_us0|bridge-stream-cell_us0|gitaly-cell_us0|mock-cell)$/.test(s.service),
+      ),
     );
   }
 
+  /** The stack's services and the benchmark's stream-mode bridge. */
   get stackPids(): Record<string, number> {
-    return this.stack?.json.pids ?? {};
+    const extra = this.streamBridge ? { [STREAM_BRIDGE]: this.streamBridge.pid } : {};
+    return { ...(this.stack?.json.pids ?? {}), ...extra };
   }
+}
+
+/** The cells path's server side by process; git's processes (reaped by mock Gitaly) apart. */
+function cellsCpu(stack: BenchStack): Record<string, CpuCounter> {
+  const gitaly = stack.pid('gitaly-cell_us0');
+  return {
+    router: ownCpu(stack.pid('router')),
+    bridge: ownCpu(stack.pid('bridge-cell_us0')),
+    gitaly: ownCpu(gitaly),
+    'gitaly-git': reapedChildrenCpu(gitaly),
+    rails: ownCpu(stack.pid('mock-cell')),
+  };
 }
 
 function errorOf(o: Outcome<unknown>): string {

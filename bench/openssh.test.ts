@@ -1,16 +1,17 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sshdConfig, wrapperScript } from './openssh.js';
+import { childrenSecondsOfTimes, forcedCommandGitCpu, sshdConfig, wrapperScript } from './openssh.js';
 
 const exec = promisify(execFile);
 
 describe('the forced-command wrapper', () => {
   let dir: string;
   let wrapper: string;
+  let cpuDir: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'bench-wrapper-'));
@@ -18,9 +19,11 @@ describe('the forced-command wrapper', () => {
     await writeFile(join(dir, 'git'), '#!/bin/sh\necho "git $*"\n');
     await chmod(join(dir, 'git'), 0o755);
     wrapper = join(dir, 'git-only.sh');
+    cpuDir = join(dir, "cpu o'clock");
+    await mkdir(cpuDir);
     await writeFile(
       wrapper,
-      wrapperScript({ 'group/project': '/srv/repos/p.git', 'g/o d': "/srv/it's.git" }),
+      wrapperScript({ 'group/project': '/srv/repos/p.git', 'g/o d': "/srv/it's.git" }, cpuDir),
     );
     await chmod(wrapper, 0o755);
   });
@@ -41,6 +44,24 @@ describe('the forced-command wrapper', () => {
     expect((await runAs("git-upload-pack '/g/o d.git'")).stdout).toBe("git upload-pack /srv/it's.git\n");
   });
 
+  it("keeps git's exit status and records its CPU in one file per session", async () => {
+    await rm(cpuDir, { recursive: true });
+    await mkdir(cpuDir);
+    await writeFile(join(dir, 'git'), '#!/bin/sh\necho "git $*"\nexit 3\n');
+    try {
+      await expect(runAs("git-upload-pack '/group/project.git'")).rejects.toMatchObject({
+        code: 3,
+        stdout: 'git upload-pack /srv/repos/p.git\n',
+      });
+    } finally {
+      await writeFile(join(dir, 'git'), '#!/bin/sh\necho "git $*"\n');
+    }
+    expect(await readdir(cpuDir)).toHaveLength(1);
+    const total = forcedCommandGitCpu(cpuDir);
+    expect(total()).toBeGreaterThanOrEqual(0);
+    expect(await readdir(cpuDir)).toHaveLength(0);
+  });
+
   it('refuses other commands and unknown or crafted paths', async () => {
     await expect(runAs('sh -c id')).rejects.toMatchObject({
       code: 1,
@@ -51,6 +72,18 @@ describe('the forced-command wrapper', () => {
     });
     await expect(runAs("git-upload-pack '/group/project.git'; id")).rejects.toMatchObject({ code: 1 });
     await expect(runAs('')).rejects.toMatchObject({ code: 1 });
+  });
+});
+
+describe('times output', () => {
+  it("adds the children's user and system seconds (dash and bash formats)", () => {
+    expect(childrenSecondsOfTimes('0m0.004000s 0m0.000000s\n0m1.250000s 1m0.500000s\n')).toBeCloseTo(61.75);
+    expect(childrenSecondsOfTimes('0m0.003s 0m0.001s\n0m0.120s 0m0.030s\n')).toBeCloseTo(0.15);
+  });
+
+  it('is undefined while the file is still empty or half written', () => {
+    expect(childrenSecondsOfTimes('')).toBeUndefined();
+    expect(childrenSecondsOfTimes('0m0.004000s 0m0.000000s\n')).toBeUndefined();
   });
 });
 

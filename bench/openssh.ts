@@ -1,10 +1,21 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { commandOutput, describeFailure, exited, mustRun, run, stopChild, track, waitExit } from './proc.js';
+import {
+  type CpuCounter,
+  commandOutput,
+  describeFailure,
+  exited,
+  mustRun,
+  run,
+  stopChild,
+  track,
+  treeCpu,
+  waitExit,
+} from './proc.js';
 
 /**
  * Contender 2: Debian's OpenSSH server, started by the benchmark on a loopback port with its own
@@ -21,6 +32,8 @@ export interface OpenSshServer {
   url(projectPath: string): string;
   /** The ssh command line git uses (`GIT_SSH_COMMAND`). */
   sshCommand: string;
+  /** `sshd`: the server's own processes (listener, connection processes, the forced command's shell); `sshd-git`: git under them. */
+  serverCpu: { sshd: CpuCounter; 'sshd-git': CpuCounter };
   stop(): Promise<void>;
 }
 
@@ -50,8 +63,12 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The forced command: maps `git-(upload|receive)-pack '/<project>.git'` to a repository folder. */
-export function wrapperScript(repos: Readonly<Record<string, string>>): string {
+/**
+ * The forced command: maps `git-(upload|receive)-pack '/<project>.git'` to a repository folder. git
+ * runs as the shell's child (not `exec`), so that the shell's `times` can record git's CPU (its
+ * pack-objects included) in `<cpuDir>/<pid>` for the benchmark, which counts git apart from sshd.
+ */
+export function wrapperScript(repos: Readonly<Record<string, string>>, cpuDir: string): string {
   const cases = Object.entries(repos)
     .map(([project, dir]) => `  ${shellQuote(project)}) repo=${shellQuote(dir)} ;;`)
     .join('\n');
@@ -74,8 +91,38 @@ case "$path" in
 ${cases}
   *) echo "no such repository: $path" >&2; exit 1 ;;
 esac
-exec git "$verb" "$repo"
+# git as a child, so that times reports its CPU (the benchmark counts it apart from sshd).
+set +e
+git "$verb" "$repo"
+status=$?
+times >${shellQuote(`${cpuDir}/`)}"$$" 2>/dev/null
+exit $status
 `;
+}
+
+/** The children's CPU seconds (user + system) in the output of the shell builtin `times`. */
+export function childrenSecondsOfTimes(text: string): number | undefined {
+  const values = [...text.matchAll(/(\d+)m(\d+(?:\.\d+)?)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+  if (values.length !== 4) return undefined;
+  return (values[2] ?? 0) + (values[3] ?? 0);
+}
+
+/**
+ * Running total of git's CPU under the forced command, from the files its `times` writes. Each
+ * complete file is added once and removed (so a recycled pid cannot hide a session).
+ */
+export function forcedCommandGitCpu(cpuDir: string): () => number {
+  let total = 0;
+  return () => {
+    for (const name of readdirSync(cpuDir)) {
+      const path = `${cpuDir}/${name}`;
+      const seconds = childrenSecondsOfTimes(readFileSync(path, 'utf8'));
+      if (seconds === undefined) continue; // still being written
+      total += seconds;
+      unlinkSync(path);
+    }
+    return total;
+  };
 }
 
 export function sshdConfig(o: {
@@ -170,7 +217,9 @@ export async function startOpenSsh(
     await chmod(key, 0o600);
   }
   const wrapper = join(dir, 'git-only.sh');
-  await writeFile(wrapper, wrapperScript(repos), { mode: 0o755 });
+  const cpuDir = join(dir, 'git-cpu');
+  await mkdir(cpuDir, { recursive: true });
+  await writeFile(wrapper, wrapperScript(repos, cpuDir), { mode: 0o755 });
   const clientPub = (await readFile(`${clientKey}.pub`, 'utf8')).trim();
   const authorizedKeys = join(dir, 'authorized_keys');
   await writeFile(authorizedKeys, `restrict,command="${wrapper}" ${clientPub}\n`, { mode: 0o600 });
@@ -196,12 +245,21 @@ export async function startOpenSsh(
     throw new Error(`OpenSSH server did not start (${(err as Error).message}): ${stderr.trim()}`);
   }
   if (child.pid === undefined) throw new Error('sshd has no pid');
+  const tree = treeCpu(child.pid);
+  const git = forcedCommandGitCpu(cpuDir);
   return {
     pid: child.pid,
     port,
     user,
     url: (project) => `ssh://${user}@127.0.0.1:${port}/${project}.git`,
     sshCommand: sshCommandLine(clientKey, knownHosts),
+    serverCpu: {
+      sshd: () => {
+        const all = tree();
+        return all === undefined ? undefined : all - git();
+      },
+      'sshd-git': git,
+    },
     stop: () => stopChild(child, 5_000),
   };
 }

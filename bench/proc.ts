@@ -137,18 +137,49 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** CPU seconds of a process and of its waited-for children (utime+stime+cutime+cstime). */
-export function cpuSeconds(pid: number): number | undefined {
+/** CPU seconds of a process itself (utime+stime) and of its children it waited for (cutime+cstime). */
+export interface ProcessCpu {
+  own: number;
+  children: number;
+}
+
+export function processCpu(pid: number): ProcessCpu | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is field 3 (state); utime..cstime are fields 14..17.
-    const sum = [11, 12, 13, 14].reduce((acc, i) => acc + Number(fields[i] ?? 0), 0);
-    return sum / clockTicks();
+    // fields[0] is field 3 (state); utime, stime, cutime, cstime are fields 14..17.
+    const [utime, stime, cutime, cstime] = [11, 12, 13, 14].map((i) => Number(fields[i] ?? 0) / clockTicks());
+    return { own: (utime ?? 0) + (stime ?? 0), children: (cutime ?? 0) + (cstime ?? 0) };
   } catch {
     return undefined;
   }
 }
+
+/** Cumulative CPU seconds of something, read when a measurement starts and ends; undefined once it is gone. */
+export type CpuCounter = () => number | undefined;
+
+/** A process's own CPU time. */
+export const ownCpu =
+  (pid: number): CpuCounter =>
+  () =>
+    processCpu(pid)?.own;
+
+/**
+ * CPU time of the children a process has reaped, and of theirs (each level waits for its own):
+ * git upload-pack and pack-objects under mock Gitaly. A child's time arrives only once it is reaped.
+ */
+export const reapedChildrenCpu =
+  (pid: number): CpuCounter =>
+  () =>
+    processCpu(pid)?.children;
+
+/** A process's own CPU time plus that of every descendant it has reaped. */
+export const treeCpu =
+  (pid: number): CpuCounter =>
+  () => {
+    const cpu = processCpu(pid);
+    return cpu && cpu.own + cpu.children;
+  };
 
 /** Busy CPU seconds of the whole machine so far (all cores; idle and iowait excluded). */
 export function machineBusySeconds(): number {
@@ -201,22 +232,47 @@ export class RssSampler {
   }
 }
 
-/** CPU seconds used by named processes and by the whole machine between `start` and `stop`. */
+/** CPU seconds of the whole machine and of each counter between a meter's start and stop. */
+export interface CpuUse {
+  /** Busy CPU seconds of the whole machine (client, server, everything). */
+  machine: number;
+  processes: Record<string, number>;
+}
+
+/**
+ * CPU seconds used by named counters and by the whole machine between construction and `stop`.
+ * `reapers` are processes whose children's CPU is counted: `stopReaped` first waits until they have
+ * reaped every child started during the measurement (an sshd connection process may outlive the client).
+ */
 export class CpuMeter {
   private readonly before: Map<string, number>;
   private readonly machineBefore = machineBusySeconds();
+  private readonly childrenBefore: Map<number, number>;
 
-  constructor(private readonly pids: Readonly<Record<string, number>>) {
-    this.before = new Map(Object.entries(pids).map(([n, p]) => [n, cpuSeconds(p) ?? 0]));
+  constructor(
+    private readonly counters: Readonly<Record<string, CpuCounter>>,
+    private readonly reapers: readonly number[] = [],
+  ) {
+    this.before = new Map(Object.entries(counters).map(([n, read]) => [n, read() ?? 0]));
+    this.childrenBefore = new Map(reapers.map((pid) => [pid, childPids(pid).length]));
   }
 
-  stop(): { machine: number; processes: Record<string, number> } {
+  stop(): CpuUse {
     const processes: Record<string, number> = {};
-    for (const [name, pid] of Object.entries(this.pids)) {
-      const now = cpuSeconds(pid);
+    for (const [name, read] of Object.entries(this.counters)) {
+      const now = read();
       if (now !== undefined) processes[name] = round(now - (this.before.get(name) ?? 0), 2);
     }
     return { machine: round(machineBusySeconds() - this.machineBefore, 2), processes };
+  }
+
+  /** `stop` once the reapers are back to the children they had at the start (or after `timeoutMs`). */
+  async stopReaped(timeoutMs = 3000): Promise<CpuUse> {
+    const deadline = Date.now() + timeoutMs;
+    const pending = () =>
+      this.reapers.some((pid) => childPids(pid).length > (this.childrenBefore.get(pid) ?? 0));
+    while (pending() && Date.now() < deadline) await sleep(20);
+    return this.stop();
   }
 }
 

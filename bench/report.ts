@@ -1,17 +1,23 @@
 import type { GitContenderId } from './git-workloads.js';
 import { CONTENDER_LABELS, GIT_CONTENDERS } from './git-workloads.js';
 import { type Outcome, okValue } from './outcome.js';
-import type { BenchResults, Ratio, ThroughputId } from './results.js';
+import { largeCloneCpu, renderServerCpu } from './report-cpu.js';
+import type { BenchResults, Ratio, Target, ThroughputId } from './results.js';
+import type { ThroughputResult } from './stack-workloads.js';
 import { MIB, ratio } from './stats.js';
+import { THROUGHPUT_IDS, THROUGHPUT_LABELS } from './throughput.js';
 
 /** Ratios, targets and the markdown table of a run. */
 
-const THROUGHPUT_LABELS: Record<ThroughputId, string> = {
-  'bridge-h2': 'Bridge only, HTTP/2 (h2c)',
-  'bridge-http1': 'Bridge only, HTTP/1.1 (chunked)',
-  'gitaly-direct': 'Gitaly direct (grpc-js client → mock Gitaly, no bridge; diagnostic)',
-  'grpc-floor': 'gRPC floor (grpc-js ↔ grpc-js, no git)',
+/** The Gitaly-direct contender with the same transport as a bridge-only one. */
+const DIRECT_OF: Partial<Record<ThroughputId, ThroughputId>> = {
+  'bridge-h2': 'gitaly-direct',
+  'bridge-http1': 'gitaly-direct',
+  'bridge-h2-stream': 'gitaly-direct-stream',
+  'bridge-http1-stream': 'gitaly-direct-stream',
 };
+/** Short names of the throughput CPU counters. */
+const THROUGHPUT_PROCESS: Record<string, string> = { gitaly: 'mock Gitaly', 'gitaly-git': 'git' };
 
 const TARGET_IDLE_TUNNEL_KIB = 256;
 const TARGET_SLOW_READER_MIB = 150;
@@ -42,73 +48,94 @@ function tput(r: BenchResults, id: ThroughputId) {
   return okValue(r.throughput?.[id])?.medianMiBps;
 }
 
-/** Fills `ratios` and `targets` from the measurements. */
-export function evaluate(r: BenchResults): void {
+/** Bridge + mock Gitaly (own, git apart) CPU seconds per GiB of a throughput contender. */
+function bridgeAndGitalyCpu(v: ThroughputResult | undefined): number | undefined {
+  return v && (v.cpuPerGiB.bridge ?? 0) + (v.cpuPerGiB.gitaly ?? 0);
+}
+
+/** The ratios of a run, by key (their names are what the report prints). */
+function ratiosOf(r: BenchResults) {
+  const cells = largeCloneCpu(r, 'cells');
+  const sshd = largeCloneCpu(r, 'openssh')?.sshd;
+  const cpu = (id: ThroughputId) => bridgeAndGitalyCpu(okValue(r.throughput?.[id]));
+  const entries = {
+    largeVsSsh: [
+      'cells-path / OpenSSH, large clone wall time',
+      ratio(largeMedian(r, 'cells'), largeMedian(r, 'openssh')),
+    ],
+    largeVsDirect: [
+      'cells-path / direct, large clone wall time',
+      ratio(largeMedian(r, 'cells'), largeMedian(r, 'direct')),
+    ],
+    smallVsSsh: [
+      'cells-path / OpenSSH, small clone p50',
+      ratio(smallP50(r, 'cells'), smallP50(r, 'openssh')),
+    ],
+    smallVsDirect: [
+      'cells-path / direct, small clone p50',
+      ratio(smallP50(r, 'cells'), smallP50(r, 'direct')),
+    ],
+    routerVsSshd: [
+      'router / the OpenSSH server’s own processes, CPU per large clone (git apart)',
+      ratio(cells?.router, sshd),
+    ],
+    bridgeVsSshd: [
+      'bridge / the OpenSSH server’s own processes, CPU per large clone (git apart)',
+      ratio(cells?.bridge, sshd),
+    ],
+    h2VsFloor: [
+      'bridge-only (HTTP/2) / gRPC floor, throughput',
+      ratio(tput(r, 'bridge-h2'), tput(r, 'grpc-floor')),
+    ],
+    h1VsFloor: [
+      'bridge-only (HTTP/1.1) / gRPC floor, throughput',
+      ratio(tput(r, 'bridge-http1'), tput(r, 'grpc-floor')),
+    ],
+    h2VsDirect: [
+      'bridge-only (HTTP/2) / Gitaly direct, throughput, sidechannel (the bridge’s own cost)',
+      ratio(tput(r, 'bridge-h2'), tput(r, 'gitaly-direct')),
+    ],
+    h1VsDirect: [
+      'bridge-only (HTTP/1.1) / Gitaly direct, throughput, sidechannel',
+      ratio(tput(r, 'bridge-http1'), tput(r, 'gitaly-direct')),
+    ],
+    h2VsDirectStream: [
+      'bridge-only (HTTP/2) / Gitaly direct, throughput, stream mode',
+      ratio(tput(r, 'bridge-h2-stream'), tput(r, 'gitaly-direct-stream')),
+    ],
+    h2VsH1: [
+      'bridge-only HTTP/2 / HTTP/1.1, throughput, sidechannel',
+      ratio(tput(r, 'bridge-h2'), tput(r, 'bridge-http1')),
+    ],
+    sidechannelVsStream: [
+      'sidechannel / stream mode, bridge-only HTTP/2 throughput',
+      ratio(tput(r, 'bridge-h2'), tput(r, 'bridge-h2-stream')),
+    ],
+    directSidechannelVsStream: [
+      'sidechannel / stream mode, Gitaly direct throughput',
+      ratio(tput(r, 'gitaly-direct'), tput(r, 'gitaly-direct-stream')),
+    ],
+    streamVsSidechannelCpu: [
+      'stream mode / sidechannel, bridge + mock Gitaly CPU per GiB (bridge-only HTTP/2, git apart)',
+      ratio(cpu('bridge-h2-stream'), cpu('bridge-h2')),
+    ],
+  } satisfies Record<string, [string, number | undefined]>;
+  return entries;
+}
+
+const le = (v: number | undefined, limit: number) => (v === undefined ? undefined : v <= limit);
+const ge = (v: number | undefined, limit: number) => (v === undefined ? undefined : v >= limit);
+const percent = (x: number | undefined) => fmt(x === undefined ? undefined : x * 100, 0, ' %');
+
+function memoryTargets(r: BenchResults): Target[] {
   const idle = okValue(r.idleMemory);
-  const ratios: Ratio[] = [
-    {
-      name: 'cells-path / OpenSSH, large clone wall time',
-      value: ratio(largeMedian(r, 'cells'), largeMedian(r, 'openssh')),
-    },
-    {
-      name: 'cells-path / direct, large clone wall time',
-      value: ratio(largeMedian(r, 'cells'), largeMedian(r, 'direct')),
-    },
-    {
-      name: 'cells-path / OpenSSH, small clone p50',
-      value: ratio(smallP50(r, 'cells'), smallP50(r, 'openssh')),
-    },
-    {
-      name: 'cells-path / direct, small clone p50',
-      value: ratio(smallP50(r, 'cells'), smallP50(r, 'direct')),
-    },
-    {
-      name: 'bridge-only (HTTP/2) / gRPC floor, throughput',
-      value: ratio(tput(r, 'bridge-h2'), tput(r, 'grpc-floor')),
-    },
-    {
-      name: 'bridge-only (HTTP/1.1) / gRPC floor, throughput',
-      value: ratio(tput(r, 'bridge-http1'), tput(r, 'grpc-floor')),
-    },
-    {
-      name: 'bridge-only (HTTP/2) / Gitaly direct, throughput (the bridge’s own cost)',
-      value: ratio(tput(r, 'bridge-h2'), tput(r, 'gitaly-direct')),
-    },
-  ];
-  r.ratios = ratios;
-  const at = (name: string) => ratios.find((x) => x.name === name)?.value;
-  const maxLevel = Math.max(...r.settings.concurrency);
-  const conc = okValue(r.concurrency?.find((c) => c.level === maxLevel)?.results.cells);
-  const concErrors = r.concurrency?.find((c) => c.level === maxLevel)?.results.cells;
   const slowBridge = okValue(r.slowReader?.bridge)?.peakKiB.bridge;
   const slowRouter = okValue(r.slowReader?.router)?.peakKiB;
   const slowPeak =
     slowBridge === undefined && slowRouter === undefined
       ? undefined
       : Math.max(slowBridge ?? 0, slowRouter?.router ?? 0, slowRouter?.bridge ?? 0);
-  const le = (v: number | undefined, limit: number) => (v === undefined ? undefined : v <= limit);
-  const ge = (v: number | undefined, limit: number) => (v === undefined ? undefined : v >= limit);
-  r.targets = [
-    {
-      name: 'Large clone ≤ 1.10× OpenSSH wall time',
-      measured: times(at('cells-path / OpenSSH, large clone wall time')),
-      met: le(at('cells-path / OpenSSH, large clone wall time'), 1.1),
-    },
-    {
-      name: 'Small clone p50 ≤ 1.5× OpenSSH',
-      measured: times(at('cells-path / OpenSSH, small clone p50')),
-      met: le(at('cells-path / OpenSSH, small clone p50'), 1.5),
-    },
-    {
-      name: 'Bridge-only throughput ≥ 50 % of the gRPC floor (HTTP/2)',
-      measured: fmt((at('bridge-only (HTTP/2) / gRPC floor, throughput') ?? Number.NaN) * 100, 0, ' %'),
-      met: ge(at('bridge-only (HTTP/2) / gRPC floor, throughput'), 0.5),
-    },
-    {
-      name: 'Bridge-only throughput ≥ 50 % of the gRPC floor (HTTP/1.1)',
-      measured: fmt((at('bridge-only (HTTP/1.1) / gRPC floor, throughput') ?? Number.NaN) * 100, 0, ' %'),
-      met: ge(at('bridge-only (HTTP/1.1) / gRPC floor, throughput'), 0.5),
-    },
+  return [
     {
       name: `≤ ${TARGET_IDLE_TUNNEL_KIB} KiB RSS per idle tunnel in the bridge`,
       measured: fmt(idle?.perTunnelKiB.bridge, 0, ' KiB'),
@@ -119,11 +146,55 @@ export function evaluate(r: BenchResults): void {
       measured: mib(slowPeak),
       met: slowPeak === undefined ? undefined : slowPeak / 1024 < TARGET_SLOW_READER_MIB,
     },
-    {
-      name: `Zero errors at ${maxLevel} concurrent clones`,
-      measured: concErrors ? (conc ? `${conc.errors} errors` : 'FAILED') : '–',
-      met: concErrors ? conc?.errors === 0 : undefined,
-    },
+  ];
+}
+
+function concurrencyTarget(r: BenchResults): Target {
+  const maxLevel = Math.max(...r.settings.concurrency);
+  const results = r.concurrency?.find((c) => c.level === maxLevel)?.results.cells;
+  const conc = okValue(results);
+  return {
+    name: `Zero errors at ${maxLevel} concurrent clones`,
+    measured: results ? (conc ? `${conc.errors} errors` : 'FAILED') : '–',
+    met: results ? conc?.errors === 0 : undefined,
+  };
+}
+
+/** Fills `ratios` and `targets` from the measurements. */
+export function evaluate(r: BenchResults): void {
+  const x = ratiosOf(r);
+  r.ratios = Object.values(x).map(([name, value]): Ratio => ({ name, value }));
+  const v = (k: keyof typeof x) => x[k][1];
+  const ratioTarget = (name: string, k: keyof typeof x, met: boolean | undefined): Target => ({
+    name,
+    measured: times(v(k)),
+    met,
+  });
+  const percentTarget = (name: string, k: keyof typeof x, limit: number): Target => ({
+    name,
+    measured: percent(v(k)),
+    met: ge(v(k), limit),
+  });
+  r.targets = [
+    ratioTarget('Large clone ≤ 1.10× OpenSSH wall time', 'largeVsSsh', le(v('largeVsSsh'), 1.1)),
+    ratioTarget('Small clone p50 ≤ 1.5× OpenSSH', 'smallVsSsh', le(v('smallVsSsh'), 1.5)),
+    ratioTarget(
+      'Router CPU per large clone ≤ 1.5× the OpenSSH server’s own processes (git apart)',
+      'routerVsSshd',
+      le(v('routerVsSshd'), 1.5),
+    ),
+    ratioTarget(
+      'Bridge CPU per large clone ≤ 0.5× the OpenSSH server’s own processes (git apart)',
+      'bridgeVsSshd',
+      le(v('bridgeVsSshd'), 0.5),
+    ),
+    percentTarget('Bridge-only throughput ≥ 50 % of the gRPC floor (HTTP/2)', 'h2VsFloor', 0.5),
+    percentTarget('Bridge-only throughput ≥ 50 % of the gRPC floor (HTTP/1.1)', 'h1VsFloor', 0.5),
+    ratioTarget('Bridge-only HTTP/2 ≥ HTTP/1.1 (sidechannel)', 'h2VsH1', ge(v('h2VsH1'), 1)),
+    percentTarget('Bridge-only ≥ 85 % of Gitaly direct over the sidechannel (HTTP/2)', 'h2VsDirect', 0.85),
+    percentTarget('Bridge-only ≥ 85 % of Gitaly direct over the sidechannel (HTTP/1.1)', 'h1VsDirect', 0.85),
+    ...memoryTargets(r),
+    concurrencyTarget(r),
   ];
 }
 
@@ -224,23 +295,15 @@ export function renderMarkdown(r: BenchResults): string {
     `**Throughput** (upload-pack response of the large repository, median of ${r.settings.throughputRuns})`,
     '',
   );
-  head(['contender', 'MiB/s', 'vs gRPC floor', 'CPU s per GiB (by process)']);
-  const floor = tput(r, 'grpc-floor');
-  for (const id of ['bridge-h2', 'bridge-http1', 'gitaly-direct', 'grpc-floor'] as const) {
-    const o = r.throughput?.[id];
-    const v = okValue(o);
-    const perGiB = v
-      ? Object.entries(v.cpuPerGiB)
-          .map(([k, s]) => `${k} ${s.toFixed(2)}`)
-          .join(', ')
-      : '';
-    row([
-      THROUGHPUT_LABELS[id],
-      cell(o, (x) => fmt(x.medianMiBps, 0)),
-      v ? times(ratio(v.medianMiBps, floor)) : '–',
-      perGiB,
-    ]);
-  }
+  head([
+    'contender',
+    'MiB/s',
+    'vs gRPC floor',
+    'vs Gitaly direct, same transport',
+    'bridge + mock Gitaly CPU s/GiB (git apart)',
+    'CPU s per GiB (by process)',
+  ]);
+  for (const id of THROUGHPUT_IDS) row(throughputRow(r, id));
 
   lines.push('', '**Memory** (RSS; bridge and router of the cell serving the repository)', '');
   head(['measure', 'router', 'bridge']);
@@ -280,23 +343,8 @@ export function renderMarkdown(r: BenchResults): string {
   head(['target', 'measured', 'status']);
   for (const t of r.targets) row([t.name, t.measured, yesNo(t.met)]);
 
-  const serverCpu = (['openssh', 'cells'] as const)
-    .map((id) => {
-      const v = okValue(lc(id));
-      if (!v || v.cpu.length === 0) return undefined;
-      const names = Object.keys(v.cpu[0]?.processes ?? {});
-      const parts = names.map(
-        (n) => `${n} ${(v.cpu.reduce((a, c) => a + (c.processes[n] ?? 0), 0) / v.cpu.length).toFixed(2)} s`,
-      );
-      return `${CONTENDER_LABELS[id]}: ${parts.join(', ')}`;
-    })
-    .filter(Boolean);
-  if (serverCpu.length > 0) {
-    lines.push(
-      '',
-      `Server-side CPU per large clone (child processes such as git included): ${serverCpu.join('; ')}.`,
-    );
-  }
+  const serverCpu = renderServerCpu(r);
+  if (serverCpu.length > 0) lines.push('', ...serverCpu);
   const algos = (['openssh', 'cells'] as const)
     .map((id) => {
       const a = r.settings.ssh[id];
@@ -315,6 +363,25 @@ export function renderMarkdown(r: BenchResults): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+function throughputRow(r: BenchResults, id: ThroughputId): string[] {
+  const o = r.throughput?.[id];
+  const v = okValue(o);
+  const direct = DIRECT_OF[id];
+  const perGiB = v
+    ? Object.entries(v.cpuPerGiB)
+        .map(([k, sec]) => `${THROUGHPUT_PROCESS[k] ?? k} ${sec.toFixed(2)}`)
+        .join(', ')
+    : '';
+  return [
+    THROUGHPUT_LABELS[id],
+    cell(o, (x) => fmt(x.medianMiBps, 0)),
+    v ? times(ratio(v.medianMiBps, tput(r, 'grpc-floor'))) : '–',
+    v && direct ? times(ratio(v.medianMiBps, tput(r, direct))) : '–',
+    id === 'grpc-floor' ? '–' : fmt(bridgeAndGitalyCpu(v)),
+    perGiB,
+  ];
 }
 
 /** The ratio lines printed at the end of a run. */

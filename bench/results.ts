@@ -17,7 +17,19 @@ export interface RepoFacts {
   fileBytes: number;
 }
 
-export type ThroughputId = 'bridge-h2' | 'bridge-http1' | 'gitaly-direct' | 'grpc-floor';
+/**
+ * Throughput contenders: the bridge alone (HTTP/2, HTTP/1.1) with its default sidechannel towards
+ * Gitaly and, as `-stream`, a second bridge in `gitalyUploadPack: "stream"` mode; the bridge's
+ * Gitaly client without the bridge in both modes; the grpc-js floor.
+ */
+export type ThroughputId =
+  | 'bridge-h2'
+  | 'bridge-http1'
+  | 'bridge-h2-stream'
+  | 'bridge-http1-stream'
+  | 'gitaly-direct'
+  | 'gitaly-direct-stream'
+  | 'grpc-floor';
 
 export interface BenchResults {
   mode: 'full' | 'quick';

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../lib/proto.js';
-import { EXIT_ADDRESS_IN_USE, findSpareOffset } from '../stack/layout.js';
+import { EXIT_ADDRESS_IN_USE, findSpareOffset, stackPaths } from '../stack/layout.js';
 import { exited, sleep, stopChild, track, waitExit } from './proc.js';
 
 /** The parts of `<data>/stack.json` (written by `npm start`) the benchmark reads. */
@@ -138,4 +139,79 @@ async function startOnce(
     },
   };
   return { stack };
+}
+
+/** A bridge process the benchmark runs beside the stack's, in front of the same cell. */
+export interface ExtraBridge {
+  pid: number;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a second bridge for `cellName` from `dist/bridge/main.js`, with the stack's config of that
+ * cell's bridge plus `overrides` (e.g. `gitalyUploadPack: "stream"`), on a port of its own and
+ * without a metrics listener. It asks the same Rails, which names the same Gitaly. Its log goes to
+ * `<data>/logs/<name>.log` beside the stack's.
+ */
+export async function startExtraBridge(
+  stack: BenchStack,
+  cellName: string,
+  name: string,
+  opts: { overrides: Record<string, unknown>; env: Record<string, string>; timeoutMs: number },
+): Promise<ExtraBridge> {
+  const paths = stackPaths(stack.dataDir);
+  const base = JSON.parse(readFileSync(join(paths.configDir, `bridge-${cellName}.json`), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  const { metricsListen: _metrics, ...own } = base;
+  const config = { ...own, listen: '127.0.0.1:0', ...opts.overrides };
+  const configFile = join(paths.configDir, `${name}.json`);
+  writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  const child = track(
+    process.execPath,
+    [join(projectRoot(), 'dist', 'bridge', 'main.js'), '--config', configFile],
+    {
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const log = createWriteStream(join(paths.logDir, `${name}.log`));
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  try {
+    const url = await listeningUrl(child, opts.timeoutMs);
+    if (child.pid === undefined) throw new Error('no pid');
+    return { pid: child.pid, url, stop: () => stopChild(child, 15_000) };
+  } catch (err) {
+    await stopChild(child, 5_000);
+    throw new Error(
+      `${name} did not start (log in ${join(paths.logDir, `${name}.log`)}): ${(err as Error).message}`,
+    );
+  }
+}
+
+/** The `listen` URL of the bridge's `listening` log line. */
+function listeningUrl(child: ChildProcess, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => done(new Error(`no listening line within ${timeoutMs} ms`)), timeoutMs);
+    const onData = (c: Buffer) => {
+      seen = (seen + c.toString()).slice(-65_536);
+      const line = seen.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line) done(undefined, (JSON.parse(line) as { listen: string }).listen);
+    };
+    const onExit = (code: number | null) => done(new Error(`exited (${code}): ${seen.trim().slice(-2000)}`));
+    function done(err: Error | undefined, url?: string) {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      if (err || !url) reject(err ?? new Error('no url'));
+      else resolve(url);
+    }
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+  });
 }

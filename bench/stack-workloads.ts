@@ -7,7 +7,19 @@ import { drain } from './drain.js';
 import type { GitalyDirect } from './gitaly-direct.js';
 import type { GrpcFloor } from './grpc-floor.js';
 import { sshCommandLine } from './openssh.js';
-import { CpuMeter, childPids, exited, RssSampler, rssKiB, sleep, track, waitExit } from './proc.js';
+import {
+  type CpuCounter,
+  CpuMeter,
+  childPids,
+  exited,
+  ownCpu,
+  RssSampler,
+  reapedChildrenCpu,
+  rssKiB,
+  sleep,
+  track,
+  waitExit,
+} from './proc.js';
 import type { BenchStack } from './stack-runner.js';
 import { median, mibPerSecond } from './stats.js';
 
@@ -270,55 +282,81 @@ export interface ThroughputTarget {
   packBytes: number;
 }
 
+/** A bridge of the throughput repository's cell: the stack's own or one the benchmark started beside it. */
+export interface BridgeEndpoint {
+  url: string;
+  pid: number;
+}
+
+/** The cell's mock Gitaly, its own CPU and that of the git processes it ran (reaped children). */
+function gitalyCpu(stack: BenchStack): { counters: Record<string, CpuCounter>; pid: number } {
+  const pid = stack.pid('gitaly-cell_us0');
+  return { counters: { gitaly: ownCpu(pid), 'gitaly-git': reapedChildrenCpu(pid) }, pid };
+}
+
+async function measured(
+  counters: Record<string, CpuCounter>,
+  reapers: readonly number[],
+  fetch: () => Promise<{ stdoutBytes: number; ms: number }>,
+  packBytes: number,
+): Promise<ThroughputRun> {
+  const meter = new CpuMeter(counters, reapers);
+  const client = clientCpu();
+  const r = await fetch();
+  const clientSeconds = client();
+  const cpu = { ...(await meter.stopReaped()).processes, client: clientSeconds };
+  if (r.stdoutBytes < packBytes) throw new Error(`only ${r.stdoutBytes} bytes for a ${packBytes}-byte pack`);
+  return { bytes: r.stdoutBytes, ms: r.ms, mibps: mibPerSecond(r.stdoutBytes, r.ms) ?? 0, cpu };
+}
+
 /** One bridge-only fetch at full speed. */
 export async function bridgeThroughputRun(
   stack: BenchStack,
+  bridge: BridgeEndpoint,
   protocol: BridgeProtocol,
   target: ThroughputTarget,
   timeoutMs: number,
 ): Promise<ThroughputRun> {
-  const meter = new CpuMeter({ bridge: stack.pid('bridge-cell_us0'), gitaly: stack.pid('gitaly-cell_us0') });
-  const client = clientCpu();
-  const r = await uploadPack(protocol, {
-    bridgeUrl: stack.bridgeUrl('cell_us0'),
-    project: target.project,
-    wants: [target.head],
-    jwt: await shellJwt(stack, 'user-1'),
-    timeoutMs,
-  });
-  const cpu = { ...meter.stop().processes, client: client() };
-  if (r.stdoutBytes < target.packBytes)
-    throw new Error(`only ${r.stdoutBytes} bytes for a ${target.packBytes}-byte pack`);
-  return { bytes: r.stdoutBytes, ms: r.ms, mibps: mibPerSecond(r.stdoutBytes, r.ms) ?? 0, cpu };
+  const gitaly = gitalyCpu(stack);
+  const jwt = await shellJwt(stack, 'user-1');
+  return measured(
+    { bridge: ownCpu(bridge.pid), ...gitaly.counters },
+    [gitaly.pid],
+    () =>
+      uploadPack(protocol, {
+        bridgeUrl: bridge.url,
+        project: target.project,
+        wants: [target.head],
+        jwt,
+        timeoutMs,
+      }),
+    target.packBytes,
+  );
 }
 
 /** One upload-pack straight from the cell's mock Gitaly (no bridge). */
 export async function gitalyThroughputRun(
   stack: BenchStack,
-  gitaly: GitalyDirect,
+  direct: GitalyDirect,
   target: ThroughputTarget,
   timeoutMs: number,
 ): Promise<ThroughputRun> {
-  const meter = new CpuMeter({ gitaly: stack.pid('gitaly-cell_us0') });
-  const client = clientCpu();
-  const r = await gitaly.uploadPack(target.project, [target.head], timeoutMs);
-  const cpu = { ...meter.stop().processes, client: client() };
-  if (r.stdoutBytes < target.packBytes)
-    throw new Error(`only ${r.stdoutBytes} bytes for a ${target.packBytes}-byte pack`);
-  return { bytes: r.stdoutBytes, ms: r.ms, mibps: mibPerSecond(r.stdoutBytes, r.ms) ?? 0, cpu };
+  const gitaly = gitalyCpu(stack);
+  return measured(
+    gitaly.counters,
+    [gitaly.pid],
+    () => direct.uploadPack(target.project, [target.head], timeoutMs),
+    target.packBytes,
+  );
 }
 
 /** One gRPC-floor stream of `bytes`. */
-export async function floorThroughputRun(
+export function floorThroughputRun(
   floor: GrpcFloor,
   bytes: number,
   timeoutMs: number,
 ): Promise<ThroughputRun> {
-  const meter = new CpuMeter({ server: floor.pid });
-  const client = clientCpu();
-  const r = await floor.stream(bytes, timeoutMs);
-  const cpu = { ...meter.stop().processes, client: client() };
-  return { bytes: r.stdoutBytes, ms: r.ms, mibps: mibPerSecond(r.stdoutBytes, r.ms) ?? 0, cpu };
+  return measured({ server: ownCpu(floor.pid) }, [], () => floor.stream(bytes, timeoutMs), 0);
 }
 
 export function summarizeThroughput(runs: ThroughputRun[]): ThroughputResult {

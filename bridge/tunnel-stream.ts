@@ -1,15 +1,16 @@
+import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { AppError } from '../lib/errors.js';
 import { BodyFrameDecoder, FramingError } from '../lib/framing.js';
 import type { GitalySshCall, OutputKind, SshCallResult } from '../lib/gitaly/index.js';
+import type { Outcome } from '../lib/outcome.js';
 import { BadFrame, BodyTooLarge, IdleTimeout, TunnelTimeout } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { gitalyFailureMessage } from './gitaly-errors.js';
-import type { Outcome } from './metrics.js';
 import { COMPAT_FAILURE_TEXT, type ResponseEncoder, type TunnelFailure } from './response-encoder.js';
 
-export interface StreamOptions {
+export interface TunnelStreamOptions {
   encoder: ResponseEncoder;
   /** Request body uses `Gitlab-Shell-Body-Framing: v1`. */
   bodyFramed: boolean;
@@ -24,7 +25,7 @@ export interface StreamOptions {
   onBytesOut: (n: number) => void;
 }
 
-export interface StreamResult {
+export interface TunnelStreamResult {
   outcome: Outcome;
   /** gRPC status code name when Gitaly ended the call with an error. */
   grpcCode?: string;
@@ -47,7 +48,7 @@ export class TunnelStream {
   private bytesIn = 0;
   private bytesOut = 0;
   private stdinBytes = 0;
-  private result: Omit<StreamResult, 'bytesIn' | 'bytesOut'> | undefined;
+  private result: Omit<TunnelStreamResult, 'bytesIn' | 'bytesOut'> | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
   private idleTimer: NodeJS.Timeout | undefined;
   private keepaliveTimer: NodeJS.Timeout | undefined;
@@ -55,17 +56,17 @@ export class TunnelStream {
   private decoder: BodyFrameDecoder | undefined;
   private waitingCallDrain = false;
   private waitingResDrain = false;
-  private settle: ((r: StreamResult) => void) | undefined;
+  private settle: ((r: TunnelStreamResult) => void) | undefined;
 
   constructor(
     private readonly ex: Exchange,
     private readonly call: GitalySshCall,
-    private readonly opts: StreamOptions,
+    private readonly opts: TunnelStreamOptions,
   ) {}
 
   /** Streams until the call and the response have ended. */
-  run(): Promise<StreamResult> {
-    const done = new Promise<StreamResult>((resolve) => {
+  run(): Promise<TunnelStreamResult> {
+    const done = new Promise<TunnelStreamResult>((resolve) => {
       this.settle = resolve;
     });
     this.ex.onClientGone(() => this.clientGone());
@@ -130,12 +131,14 @@ export class TunnelStream {
     if (!ok && !this.waitingCallDrain) {
       this.waitingCallDrain = true;
       this.source?.pause();
-      this.call.once('drain', () => {
-        this.waitingCallDrain = false;
-        if (this.state === 'streaming') this.source?.resume();
-      });
+      this.call.once('drain', this.onCallDrain);
     }
   }
+
+  private readonly onCallDrain = () => {
+    this.waitingCallDrain = false;
+    if (this.state === 'streaming') this.source?.resume();
+  };
 
   private onOutput(kind: OutputKind, data: Buffer): void {
     if (this.state !== 'streaming') return;
@@ -144,11 +147,27 @@ export class TunnelStream {
     if (!ok && !this.waitingResDrain) {
       this.waitingResDrain = true;
       this.call.pauseOutput();
-      this.ex.onDrain(() => {
-        this.waitingResDrain = false;
-        if (this.state === 'streaming') this.call.resumeOutput();
-      });
+      this.ex.onDrain(this.onResponseDrain);
     }
+  }
+
+  private readonly onResponseDrain = () => {
+    this.waitingResDrain = false;
+    if (this.state === 'streaming') this.call.resumeOutput();
+  };
+
+  /**
+   * A drain that never comes (client gone, call cancelled) must not keep its listener, and so
+   * this tunnel, on the response or the call. `GitalySshCall` declares no way to remove a
+   * listener; lib/gitaly's calls are EventEmitters.
+   */
+  private stopWaitingForDrain(): void {
+    if (this.waitingResDrain) this.ex.removeDrain(this.onResponseDrain);
+    if (this.waitingCallDrain && this.call instanceof EventEmitter) {
+      this.call.removeListener('drain', this.onCallDrain);
+    }
+    this.waitingResDrain = false;
+    this.waitingCallDrain = false;
   }
 
   private send(chunks: Buffer[]): boolean {
@@ -182,11 +201,11 @@ export class TunnelStream {
     );
   }
 
-  private fail(failure: TunnelFailure, result: Omit<StreamResult, 'bytesIn' | 'bytesOut'>): void {
+  private fail(failure: TunnelFailure, result: Omit<TunnelStreamResult, 'bytesIn' | 'bytesOut'>): void {
     this.finish(this.opts.encoder.failure(failure, this.lastExit), { ...result, exitStatus: this.lastExit });
   }
 
-  private finish(chunks: Buffer[], result: Omit<StreamResult, 'bytesIn' | 'bytesOut'>): void {
+  private finish(chunks: Buffer[], result: Omit<TunnelStreamResult, 'bytesIn' | 'bytesOut'>): void {
     this.state = 'ending';
     this.result = result;
     this.stopInput();
@@ -208,10 +227,11 @@ export class TunnelStream {
     this.settleWith(this.result ?? { outcome: 'client-gone' });
   }
 
-  private settleWith(result: Omit<StreamResult, 'bytesIn' | 'bytesOut'>): void {
+  private settleWith(result: Omit<TunnelStreamResult, 'bytesIn' | 'bytesOut'>): void {
     if (this.state === 'done') return;
     this.state = 'done';
     this.clearTimers();
+    this.stopWaitingForDrain();
     this.settle?.({ ...result, bytesIn: this.bytesIn, bytesOut: this.bytesOut });
   }
 

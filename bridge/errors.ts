@@ -1,20 +1,15 @@
+// The bridge's error registry (every code is in README's error table). Before the tunnel's `200`
+// an error becomes its HTTP status with a short text body; after it, it travels in-band (framed: an
+// error frame with `code`; compatible: appended text, see `response-encoder.ts`). `system` marks
+// faults that are ours or the backends'.
 import { defineError } from '../lib/errors.js';
 
-/**
- * The bridge's error registry. Before the tunnel's `200` an error becomes its HTTP status with a
- * short text body; after it, it travels in-band (framed: an error frame with `code`; compatible:
- * appended text, see `response-encoder.ts`). `system` marks faults that are ours or the backends'.
- */
-/** Shell JWT missing or invalid: answered exactly like Rails, `404 Not found`. */
-export const BadToken = defineError('BRIDGE_BAD_TOKEN', 404, false);
 /** Rails could not be reached (or did not answer in time) for pre-authorization. */
 export const PreauthUnavailable = defineError('BRIDGE_PREAUTH_UNAVAILABLE', 500, true);
 /** Rails said yes but with a body we cannot use. */
 export const PreauthInvalid = defineError('BRIDGE_PREAUTH_INVALID', 500, true);
 /** `GitalyServer.address` is not a `tcp://host:port` address. */
 export const GitalyAddressInvalid = defineError('BRIDGE_GITALY_ADDRESS', 500, true);
-/** The Gitaly call ended with a non-OK status. */
-export const GitalyFailed = defineError('BRIDGE_GITALY_ERROR', 502, true);
 /** The request body is not valid `Gitlab-Shell-Body-Framing: v1`. */
 export const BadFrame = defineError('BRIDGE_BAD_FRAME', 400, false);
 /** Concurrent tunnel limit of this bridge reached. */

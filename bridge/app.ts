@@ -1,22 +1,21 @@
 import http from 'node:http';
-import http2 from 'node:http2';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import Fastify from 'fastify';
 import { jwtKey } from '../lib/jwt.js';
 import type { Logger } from '../lib/logger.js';
 import type { BridgeConfig } from './config.js';
 import { ShuttingDown } from './errors.js';
-import { Exchange, type ServerReply, type ServerRequest } from './exchange.js';
 import { gitalyConnections } from './gitaly-client.js';
+import { healthHandler } from './health.js';
+import { RequestTracker, TunnelRegistry } from './in-flight.js';
 import { TunnelLimiter } from './limits.js';
 import { ProtocolListener } from './listener.js';
 import { BridgeMetrics } from './metrics.js';
-import { buildMetricsServer } from './metrics-server.js';
-import { registerProxy } from './proxy.js';
-import { matchTunnel } from './routes.js';
-import { handleTunnel, type TunnelContext } from './tunnel.js';
-import type { TunnelStream } from './tunnel-stream.js';
+import { buildMetricsServer, closeServer, listenOn } from './metrics-server.js';
+import { dispatcher } from './observe.js';
+import { proxyHandler } from './proxy.js';
+import { type Route, routeTable } from './routes.js';
+import { createHttpServers, type HttpServers } from './servers.js';
+import { type TunnelContext, tunnelHandler } from './tunnel.js';
 
 export interface BridgeDeps {
   logger: Logger;
@@ -42,160 +41,111 @@ export interface Bridge {
   /** Graceful: stop accepting, readiness fails, tunnels get `shutdownGraceMs`, then are cancelled. */
   close(): Promise<void>;
   readonly metrics: BridgeMetrics;
-  /** Requests being served right now (tunnels and proxied). */
+  /** Requests being served right now (every route). */
   readonly inFlight: number;
 }
 
-const MIB = 1024 * 1024;
-
-/** Builds the bridge (servers, routes, clients) without binding any port. */
+/** Builds the bridge (servers, route table, clients) without binding any port. */
 export async function buildBridge(config: Readonly<BridgeConfig>, deps: BridgeDeps): Promise<Bridge> {
-  const logger = deps.logger;
-  const metrics = new BridgeMetrics();
-  const agents = {
+  if (config.tlsCertFile && !deps.tls) throw new Error('tlsCertFile is set but no certificate was passed');
+  return new BridgeService(config, deps);
+}
+
+class BridgeService implements Bridge {
+  readonly metrics = new BridgeMetrics();
+  private closing = false;
+  private readonly requests = new RequestTracker();
+  private readonly tunnels = new TunnelRegistry();
+  private readonly agents = {
     http: new http.Agent({ keepAlive: true }),
     https: new https.Agent({ keepAlive: true }),
   };
-  const gitaly = gitalyConnections(config, {
-    ...(deps.gitalyCa ? { ca: deps.gitalyCa } : {}),
-    onRefusedStream: (address, reason) => logger.warn({ gitaly: address, reason }, 'sidechannel refused'),
-  });
-  const active = new Set<TunnelStream>();
-  let closing = false;
-  let inFlight = 0;
-  const idleWaiters = new Set<() => void>();
+  private readonly gitaly: TunnelContext['gitaly'];
+  private readonly servers: HttpServers;
+  private readonly listener: ProtocolListener;
+  private readonly metricsServer: http.Server | undefined;
 
-  const ctx: TunnelContext = {
-    config,
-    logger,
-    metrics,
-    limiter: new TunnelLimiter(config.maxTunnels, config.maxTunnelsPerUser),
-    gitaly,
-    shellKey: jwtKey(deps.shellSecret),
-    workhorseKey: jwtKey(deps.workhorseSecret),
-    agents,
-    active,
-    isClosing: () => closing,
-  };
-
-  const dispatch = (req: ServerRequest, res: ServerReply) => {
-    inFlight += 1;
-    res.once('close', () => {
-      inFlight -= 1;
-      if (inFlight === 0) for (const wake of idleWaiters) wake();
+  constructor(
+    private readonly config: Readonly<BridgeConfig>,
+    deps: BridgeDeps,
+  ) {
+    const { logger } = deps;
+    const isClosing = () => this.closing;
+    this.gitaly = gitalyConnections(config, {
+      ...(deps.gitalyCa ? { ca: deps.gitalyCa } : {}),
+      onRefusedStream: (address, reason) => logger.warn({ gitaly: address, reason }, 'sidechannel refused'),
     });
-    if (closing && req.httpVersionMajor === 1) res.setHeader('connection', 'close');
-    const match = matchTunnel(req.method, req.url);
-    if (!match) {
-      // Fastify reads only what both protocols' request objects share (it checks httpVersionMajor).
-      app.routing(req as http.IncomingMessage, res as http.ServerResponse);
-      return;
+    const table = this.routes(deps, isClosing);
+    const onRequest = dispatcher(table, {
+      logger,
+      metrics: this.metrics,
+      requests: this.requests,
+      isClosing,
+    });
+    this.servers = createHttpServers(config, onRequest, logger);
+    this.listener = new ProtocolListener({
+      h1: this.servers.h1,
+      h2: this.servers.h2,
+      tls: deps.tls,
+      handshakeTimeoutMs: config.headersTimeoutMs,
+      logger,
+    });
+    this.metricsServer = config.metricsListen ? buildMetricsServer(this.metrics, isClosing) : undefined;
+  }
+
+  private routes(deps: BridgeDeps, isClosing: () => boolean): readonly Route[] {
+    const ctx: TunnelContext = {
+      config: this.config,
+      metrics: this.metrics,
+      limiter: new TunnelLimiter(this.config.maxTunnels, this.config.maxTunnelsPerUser),
+      gitaly: this.gitaly,
+      shellKey: jwtKey(deps.shellSecret),
+      workhorseKey: jwtKey(deps.workhorseSecret),
+      agents: this.agents,
+      tunnels: this.tunnels,
+      isClosing,
+    };
+    return routeTable(
+      {
+        tunnel: (service) => tunnelHandler(service, ctx),
+        health: healthHandler(isClosing),
+        proxy: proxyHandler({ railsUrl: this.config.railsUrl, agents: this.agents, metrics: this.metrics }),
+      },
+      this.config,
+    );
+  }
+
+  get inFlight(): number {
+    return this.requests.inFlight;
+  }
+
+  async listen(): Promise<BridgeAddresses> {
+    const { listen, metricsListen } = this.config;
+    const addr = await this.listener.listen(listen.host, listen.port);
+    let metricsUrl: string | undefined;
+    if (this.metricsServer && metricsListen) {
+      const m = await listenOn(this.metricsServer, metricsListen.host, metricsListen.port);
+      metricsUrl = `http://${hostForUrl(m.address)}:${m.port}`;
     }
-    const ex = new Exchange(req, res);
-    handleTunnel(ex, match, ctx).catch((err: unknown) => {
-      logger.error({ err, route: match.route.id }, 'tunnel handler failed');
-      if (!ex.headersSent)
-        ex.reject(500, { 'content-type': 'text/plain; charset=utf-8' }, 'Internal Server Error\n');
-      else ex.destroy();
-    });
-  };
+    return { url: `http://${hostForUrl(addr.address)}:${addr.port}`, port: addr.port, metricsUrl };
+  }
 
-  const h1 = http.createServer(
-    {
-      requestTimeout: 0,
-      headersTimeout: config.headersTimeoutMs,
-      keepAliveTimeout: config.keepAliveTimeoutMs,
-      noDelay: true,
-    },
-    dispatch,
-  );
-  // The listener hands sockets to this server, which never listens itself; this starts its
-  // connection tracking (headers timeout, idle connection closing) as listen() would.
-  h1.emit('listening');
-
-  const h2 = http2.createServer(
-    {
-      settings: { initialWindowSize: config.h2StreamWindowBytes, enablePush: false },
-      maxSessionMemory: Math.ceil((2 * config.h2ConnectionWindowBytes) / MIB) + 16,
-    },
-    dispatch,
-  );
-  const sessions = new Set<http2.ServerHttp2Session>();
-  h2.on('session', (session) => {
-    sessions.add(session);
-    session.once('close', () => sessions.delete(session));
-    session.on('error', (err) => logger.debug({ err }, 'HTTP/2 session error'));
-    session.setLocalWindowSize(config.h2ConnectionWindowBytes);
-  });
-
-  const app = Fastify({ logger: false, serverFactory: () => h1 });
-  app.get('/-/bridge/health', async (_request, reply) => {
-    if (closing) return reply.code(503).send({ status: 'shutting-down' });
-    return { status: 'ok' };
-  });
-  registerProxy(app, { railsUrl: config.railsUrl, agents, logger, metrics });
-  await app.ready();
-
-  if (config.tlsCertFile && !deps.tls) throw new Error('tlsCertFile is set but no certificate was passed');
-  const listener = new ProtocolListener({
-    h1,
-    h2,
-    tls: deps.tls,
-    handshakeTimeoutMs: config.headersTimeoutMs,
-    logger,
-  });
-  const metricsServer = config.metricsListen ? buildMetricsServer(metrics, () => closing) : undefined;
-
-  const waitIdle = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (inFlight === 0) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        idleWaiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      idleWaiters.add(done);
-    });
-
-  return {
-    metrics,
-    get inFlight() {
-      return inFlight;
-    },
-    async listen() {
-      const addr = await listener.listen(config.listen.host, config.listen.port);
-      let metricsUrl: string | undefined;
-      if (metricsServer && config.metricsListen) {
-        await metricsServer.listen({ host: config.metricsListen.host, port: config.metricsListen.port });
-        const m = metricsServer.server.address() as AddressInfo;
-        metricsUrl = `http://${hostForUrl(m.address)}:${m.port}`;
-      }
-      return { url: `http://${hostForUrl(addr.address)}:${addr.port}`, port: addr.port, metricsUrl };
-    },
-    async close() {
-      if (closing) return;
-      closing = true;
-      listener.stopAccepting();
-      for (const session of sessions) session.close();
-      h1.closeIdleConnections();
-      await waitIdle(config.shutdownGraceMs);
-      for (const tunnel of active) {
-        tunnel.abort(
-          ShuttingDown('The server is shutting down; the git operation was interrupted.'),
-          'system',
-        );
-      }
-      await waitIdle(1000);
-      listener.destroyAll();
-      h1.close();
-      gitaly.close();
-      agents.http.destroy();
-      agents.https.destroy();
-      await app.close();
-      await metricsServer?.close();
-    },
-  };
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.listener.stopAccepting();
+    this.servers.closeSessions();
+    this.servers.h1.closeIdleConnections();
+    await this.requests.waitIdle(this.config.shutdownGraceMs);
+    this.tunnels.abortAll(ShuttingDown('The server is shutting down; the git operation was interrupted.'));
+    await this.requests.waitIdle(1000);
+    this.listener.destroyAll();
+    this.servers.h1.close();
+    this.gitaly.close();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+    if (this.metricsServer) await closeServer(this.metricsServer);
+  }
 }
 
 function hostForUrl(address: string): string {

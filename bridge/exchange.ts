@@ -136,6 +136,14 @@ export class Exchange {
     this.closeBodyAfterResponse();
   }
 
+  /** A complete small response for a request the server reads itself; the connection stays open. */
+  send(status: number, headers: OutgoingHttpHeaders, body: Buffer | string): void {
+    if (this.gone || this.res.headersSent) return;
+    const payload = typeof body === 'string' ? Buffer.from(body) : body;
+    this.res.writeHead(status, { ...headers, 'content-length': String(payload.length) });
+    this.res.end(payload);
+  }
+
   /** Sends the status line and headers now (no body yet). */
   begin(status: number, headers: OutgoingHttpHeaders): void {
     this.res.writeHead(status, headers);

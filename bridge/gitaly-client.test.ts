@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { checkGitalyAuth } from '../lib/gitaly-auth.js';
 import { callMetadata, firstRequest } from './gitaly-client.js';
 import type { PreauthResponse } from './preauth.js';
-import { TUNNEL_ROUTES } from './routes.js';
 
 const auth: PreauthResponse = {
   GL_ID: 'user-2',
@@ -40,20 +39,19 @@ describe('callMetadata', () => {
 });
 
 describe('firstRequest', () => {
-  const [up, rp, ua] = TUNNEL_ROUTES as [never, never, never];
   it('builds each RPC first message', () => {
-    expect(firstRequest(up, auth, 'version=2')).toEqual({
+    expect(firstRequest('upload-pack', auth, 'version=2')).toEqual({
       repository: auth.Repository,
       git_config_options: ['receive.maxInputSize=100'],
       git_protocol: 'version=2',
     });
-    expect(firstRequest(rp, auth, undefined)).toEqual({
+    expect(firstRequest('receive-pack', auth, undefined)).toEqual({
       repository: auth.Repository,
       gl_id: 'user-2',
       gl_repository: 'project-7',
       gl_username: 'alice',
       git_config_options: ['receive.maxInputSize=100'],
     });
-    expect(firstRequest(ua, auth, 'version=2')).toEqual({ repository: auth.Repository });
+    expect(firstRequest('upload-archive', auth, 'version=2')).toEqual({ repository: auth.Repository });
   });
 });

@@ -1,9 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
-import { GitalyConnections, type SshRequest } from '../lib/gitaly/index.js';
+import { GitalyConnections, type GitService, type SshRequest } from '../lib/gitaly/index.js';
 import { gitalyAuthHeader } from '../lib/gitaly-auth.js';
 import { BRIDGE_VERSION, type BridgeConfig } from './config.js';
 import type { PreauthResponse } from './preauth.js';
-import type { TunnelRoute } from './routes.js';
 
 /** `call_metadata` keys forwarded to Gitaly, as Workhorse's `withOutgoingMetadata` allows. */
 const FORWARDED_METADATA = /^(gitaly-feature-.+|user_id|username|remote_ip)$/;
@@ -45,16 +44,16 @@ export function callMetadata(
  * the same for `SSHUploadPackWithSidechannel` and the legacy `SSHUploadPack`.
  */
 export function firstRequest(
-  route: TunnelRoute,
+  service: GitService,
   auth: PreauthResponse,
   gitProtocol: string | undefined,
 ): SshRequest {
   const repository = auth.Repository;
   const protocol = gitProtocol ? { git_protocol: gitProtocol } : {};
-  switch (route.id) {
-    case 'ssh_upload_pack':
+  switch (service) {
+    case 'upload-pack':
       return { repository, git_config_options: auth.GitConfigOptions, ...protocol };
-    case 'ssh_receive_pack':
+    case 'receive-pack':
       return {
         repository,
         gl_id: auth.GL_ID,
@@ -63,7 +62,7 @@ export function firstRequest(
         git_config_options: auth.GitConfigOptions,
         ...protocol,
       };
-    case 'ssh_upload_archive':
+    case 'upload-archive':
       return { repository };
   }
 }

@@ -1,10 +1,32 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Outcome } from '../lib/outcome.js';
 
-export type Outcome = 'ok' | 'policy' | 'client-gone' | 'system';
+/** The outcome of an answer whose status says it all: 5xx `system`, 4xx `policy`, else `ok`. */
+export function outcomeOfStatus(status: number): Outcome {
+  if (status >= 500) return 'system';
+  return status >= 400 ? 'policy' : 'ok';
+}
+
+const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
 
 /** The bridge's Prometheus metrics, on a registry of its own (never the global one). */
 export class BridgeMetrics {
   readonly registry = new Registry();
+
+  readonly requests = new Counter({
+    name: 'bridge_requests_total',
+    help: 'Requests by route id, backend id and outcome (ok, policy, client-gone, system), every route.',
+    labelNames: ['route', 'backend', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestDuration = new Histogram({
+    name: 'bridge_request_duration_seconds',
+    help: 'Request duration from request to end of response, by route id, backend id and outcome.',
+    labelNames: ['route', 'backend', 'outcome'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
 
   readonly tunnelsInFlight = new Gauge({
     name: 'bridge_tunnels_in_flight',
@@ -15,7 +37,7 @@ export class BridgeMetrics {
 
   readonly tunnels = new Counter({
     name: 'bridge_tunnels_total',
-    help: 'Tunnel requests by route and outcome (ok, policy, client-gone, system).',
+    help: 'Tunnel requests by route and outcome (the gitaly rows of bridge_requests_total).',
     labelNames: ['route', 'outcome'] as const,
     registers: [this.registry],
   });
@@ -29,9 +51,9 @@ export class BridgeMetrics {
 
   readonly duration = new Histogram({
     name: 'bridge_tunnel_duration_seconds',
-    help: 'Tunnel duration from request to end of response, by route and outcome.',
+    help: 'Tunnel duration from request to end of response, by route and outcome (the gitaly rows).',
     labelNames: ['route', 'outcome'] as const,
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+    buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
 
@@ -56,4 +78,14 @@ export class BridgeMetrics {
     labelNames: ['status'] as const,
     registers: [this.registry],
   });
+
+  /** One finished request of any route; tunnels (backend `gitaly`) also count under their own names. */
+  observeRequest(route: string, backend: string, outcome: Outcome, seconds: number): void {
+    this.requests.inc({ route, backend, outcome });
+    this.requestDuration.observe({ route, backend, outcome }, seconds);
+    if (backend === 'gitaly') {
+      this.tunnels.inc({ route, outcome });
+      this.duration.observe({ route, outcome }, seconds);
+    }
+  }
 }

@@ -1,83 +1,102 @@
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import type { FastifyInstance } from 'fastify';
-import type { Logger } from '../lib/logger.js';
-import { Exchange } from './exchange.js';
-import {
-  CORRELATION_HEADER,
-  correlationIdFrom,
-  proxyRequestHeaders,
-  proxyResponseHeaders,
-} from './headers.js';
-import type { BridgeMetrics } from './metrics.js';
+import type { Exchange } from './exchange.js';
+import { CORRELATION_HEADER, proxyRequestHeaders, proxyResponseHeaders } from './headers.js';
+import { type BridgeMetrics, outcomeOfStatus } from './metrics.js';
+import type { RouteHandler, RouteRequest, Served } from './routes.js';
 
 export interface ProxyContext {
   railsUrl: string;
   agents: { http: http.Agent; https: https.Agent };
-  logger: Logger;
   metrics: BridgeMetrics;
 }
+
+const TEXT = { 'content-type': 'text/plain; charset=utf-8' };
 
 /**
  * Everything that is not a tunnel goes to Rails unchanged, streaming both ways, as Workhorse's
  * catch-all proxy: method, path and query, end-to-end headers plus `X-Forwarded-For`/`-Proto`.
- * Bodies are never parsed here.
+ * Bodies are never parsed here. Resolves once the exchange is over.
  */
-export function registerProxy(app: FastifyInstance, ctx: ProxyContext): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
-  app.all('/*', (request, reply) => {
-    reply.hijack();
-    forward(new Exchange(request.raw, reply.raw), ctx);
-  });
+export function proxyHandler(ctx: ProxyContext): RouteHandler {
+  return (ex, req) =>
+    new Promise<Served>((resolve) => {
+      if (!ex.url.startsWith('/')) {
+        // Absolute-form or `*` targets: not a path on Rails.
+        ex.reject(400, TEXT, 'Bad Request\n');
+        resolve({ outcome: 'policy', status: 400, fields: { reason: 'request target is not a path' } });
+        return;
+      }
+      forward(ex, req, ctx, resolve);
+    });
 }
 
-function forward(ex: Exchange, ctx: ProxyContext): void {
-  const correlationId = correlationIdFrom(ex.headers);
+function forward(ex: Exchange, req: RouteRequest, ctx: ProxyContext, resolve: (s: Served) => void): void {
   const url = new URL(`${ctx.railsUrl}${ex.url}`);
   const secure = url.protocol === 'https:';
-  const started = Date.now();
-  const log = ctx.logger.child({ correlation_id: correlationId, method: ex.req.method, path: url.pathname });
+  let status: number | undefined;
+  let failure: Served | undefined;
   const upstream = (secure ? https : http).request(url, {
     method: ex.req.method,
     headers: proxyRequestHeaders(ex.headers, {
       clientIp: ex.remoteAddress,
       proto: ex.encrypted ? 'https' : 'http',
-      correlationId,
+      correlationId: req.correlationId,
     }),
     agent: secure ? ctx.agents.https : ctx.agents.http,
   });
   ex.onClientGone(() => upstream.destroy());
   upstream.on('response', (res) => {
-    const status = res.statusCode ?? 502;
+    status = res.statusCode ?? 502;
     ctx.metrics.proxied.inc({ status: `${Math.floor(status / 100)}xx` });
-    log.info({ status, duration_ms: Date.now() - started }, 'proxy');
-    ex.begin(status, { ...proxyResponseHeaders(res.headers), [CORRELATION_HEADER]: correlationId });
-    res.on('data', (chunk: Buffer) => {
-      if (!ex.write(chunk)) {
-        res.pause();
-        ex.onDrain(() => res.resume());
-      }
-    });
-    res.on('end', () => ex.end());
-    res.on('error', (err) => {
-      log.warn({ err }, 'proxy response from Rails broke off');
+    ex.begin(status, { ...proxyResponseHeaders(res.headers), [CORRELATION_HEADER]: req.correlationId });
+    relay(res, ex, (err) => {
+      req.log.warn({ err }, 'proxy response from Rails broke off');
+      failure = {
+        outcome: 'system',
+        status,
+        fields: { reason: `response from Rails broke off: ${err.message}` },
+      };
       ex.destroy();
     });
   });
   upstream.on('error', (err) => {
     if (ex.clientGone) return;
     if (ex.headersSent) {
+      failure = { outcome: 'system', status, fields: { err, reason: 'connection to Rails broke off' } };
       ex.destroy();
       return;
     }
     ctx.metrics.proxied.inc({ status: 'error' });
-    log.error({ err, duration_ms: Date.now() - started }, 'proxy request to Rails failed');
-    ex.reject(
-      502,
-      { 'content-type': 'text/plain; charset=utf-8', [CORRELATION_HEADER]: correlationId },
-      'Bad Gateway\n',
-    );
+    failure = { outcome: 'system', status: 502, fields: { err, reason: 'proxy request to Rails failed' } };
+    ex.reject(502, { ...TEXT, [CORRELATION_HEADER]: req.correlationId }, 'Bad Gateway\n');
+  });
+  ex.onDone(() => {
+    if (failure) resolve(failure);
+    else if (ex.clientGone) resolve({ outcome: 'client-gone', status });
+    else resolve({ outcome: outcomeOfStatus(status ?? 502), status });
   });
   ex.body.pipe(upstream);
+}
+
+/** Rails' response body to the client, paused while the client's side is full. */
+function relay(res: IncomingMessage, ex: Exchange, onError: (err: Error) => void): void {
+  let waiting = false;
+  const resume = () => {
+    waiting = false;
+    res.resume();
+  };
+  res.on('data', (chunk: Buffer) => {
+    if (!ex.write(chunk) && !waiting) {
+      waiting = true;
+      res.pause();
+      ex.onDrain(resume);
+    }
+  });
+  res.on('end', () => ex.end());
+  res.on('error', onError);
+  // A client gone while Rails' side was paused: its drain never comes.
+  ex.onDone(() => {
+    if (waiting) ex.removeDrain(resume);
+  });
 }

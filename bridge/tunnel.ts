@@ -1,110 +1,159 @@
 import type http from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { AppError } from '../lib/errors.js';
 import { BODY_FRAMING_HEADER, FRAMING_VERSION, RESPONSE_FRAMING_HEADER } from '../lib/framing.js';
-import { GitalyAddressError, type GitalyConnection, type GitalyConnections } from '../lib/gitaly/index.js';
+import {
+  GitalyAddressError,
+  type GitalyConnection,
+  type GitalyConnections,
+  type GitService,
+} from '../lib/gitaly/index.js';
 import { type JwtKey, SHELL_HEADER, signWorkhorseJwt, verifyShellJwt } from '../lib/jwt.js';
-import type { Logger } from '../lib/logger.js';
+import { failureOutcome } from '../lib/outcome.js';
 import { BRIDGE_VERSION, type BridgeConfig } from './config.js';
 import { GitalyAddressInvalid, ShuttingDown } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { callMetadata, firstRequest } from './gitaly-client.js';
-import { CORRELATION_HEADER, correlationIdFrom, headerValue, preauthHeaders } from './headers.js';
+import { CORRELATION_HEADER, headerValue, preauthHeaders } from './headers.js';
+import type { TunnelRegistry } from './in-flight.js';
 import type { TunnelLimiter } from './limits.js';
-import type { BridgeMetrics, Outcome } from './metrics.js';
+import type { BridgeMetrics } from './metrics.js';
 import { type PreauthOutcome, type PreauthResponse, preauthorize } from './preauth.js';
 import { compatibleEncoder, framedEncoder } from './response-encoder.js';
-import type { TunnelMatch } from './routes.js';
+import type { RouteHandler, RouteRequest, Served } from './routes.js';
 import { TunnelStream } from './tunnel-stream.js';
 
 export interface TunnelContext {
   config: Readonly<BridgeConfig>;
-  logger: Logger;
   metrics: BridgeMetrics;
   limiter: TunnelLimiter;
   gitaly: GitalyConnections;
   shellKey: JwtKey;
   workhorseKey: JwtKey;
   agents: { http: http.Agent; https: https.Agent };
-  /** Streaming tunnels, so shutdown can cancel the ones that outlive the grace period. */
-  active: Set<TunnelStream>;
+  tunnels: TunnelRegistry;
   isClosing: () => boolean;
 }
 
-const GEO_AUTHORIZATION = /^GL-Geo \S/;
-const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' };
-
-interface AccessFields {
-  status?: number;
-  gl_id?: string;
-  reason?: string;
-  grpc_code?: string;
-  exit_status?: number;
-  error_code?: string;
-  bytes_in?: number;
-  bytes_out?: number;
-  gitaly_transport?: 'sidechannel' | 'stream';
+/** Every request header a tunnel uses, read once (the correlation id is the route request's). */
+export interface TunnelHeaders {
+  /** `Gitlab-Cells-Response-Framing: v1`. */
+  framed: boolean;
+  shellToken: string | undefined;
+  /** `Authorization: GL-Geo …`. */
+  geoAuthorization: boolean;
+  /** `Gitlab-Shell-Body-Framing: v1`. */
+  bodyFramed: boolean;
+  gitProtocol: string | undefined;
 }
 
 /**
- * `POST /<project>.git/ssh-*`: token check, pre-authorization, limits, then `200` and the
- * Gitaly stream. Every answer before the `200` is given without reading the request body.
+ * Why a tunnel ended before its `200`, one kind per answer: the client left (no answer), a bad
+ * shell token (`404 Not found`, as Rails), Rails' refusal passed back, a refusal the user reads
+ * (limits, shutdown: the error's status and message), or a failure of ours (`500`, details logged).
  */
-export async function handleTunnel(ex: Exchange, match: TunnelMatch, ctx: TunnelContext): Promise<void> {
-  const started = performance.now();
-  const route = match.route.id;
-  const correlationId = correlationIdFrom(ex.headers);
-  const framed = headerValue(ex.headers, RESPONSE_FRAMING_HEADER) === FRAMING_VERSION;
-  const log = ctx.logger.child({
-    correlation_id: correlationId,
-    route,
-    project: match.project,
-    protocol: ex.protocol,
-  });
-  const access = (outcome: Outcome, fields: AccessFields) => {
-    const seconds = (performance.now() - started) / 1000;
-    ctx.metrics.tunnels.inc({ route, outcome });
-    ctx.metrics.duration.observe({ route, outcome }, seconds);
-    const line = {
-      outcome,
-      framed,
-      duration_ms: Math.round(seconds * 1000),
-      bytes_in: 0,
-      bytes_out: 0,
-      ...fields,
-    };
-    if (outcome === 'system') log.error(line, 'tunnel');
-    else log.info(line, 'tunnel');
-  };
-  const reject = (outcome: Outcome, status: number, body: string, fields: AccessFields = {}) => {
-    ex.reject(status, { ...TEXT, [CORRELATION_HEADER]: correlationId }, body);
-    access(outcome, { status, ...fields });
-  };
-  const preauthAbort = new AbortController();
-  ex.onClientGone(() => preauthAbort.abort());
+export type Refusal =
+  | { kind: 'client-gone'; glId?: string; reason?: string }
+  | { kind: 'bad-token'; reason: string }
+  | { kind: 'passed-back'; glId?: string; status: number; headers: OutgoingHttpHeaders; body: Buffer }
+  | { kind: 'refused'; glId?: string; error: AppError }
+  | { kind: 'failed'; glId?: string; error: AppError };
 
+/** One step of the tunnel: its result, or the refusal that ends the tunnel. */
+type Step<T> = ({ ok: true } & T) | { ok: false; refusal: Refusal };
+
+const GEO_AUTHORIZATION = /^GL-Geo \S/;
+const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' };
+const GONE_DURING_PREAUTH = 'client went away during pre-authorization';
+
+const refuse = (refusal: Refusal): { ok: false; refusal: Refusal } => ({ ok: false, refusal });
+
+export function parseTunnelHeaders(headers: IncomingHttpHeaders): TunnelHeaders {
+  return {
+    framed: headerValue(headers, RESPONSE_FRAMING_HEADER) === FRAMING_VERSION,
+    shellToken: headerValue(headers, SHELL_HEADER),
+    geoAuthorization: GEO_AUTHORIZATION.test(headerValue(headers, 'authorization') ?? ''),
+    bodyFramed: headerValue(headers, BODY_FRAMING_HEADER) === FRAMING_VERSION,
+    gitProtocol: headerValue(headers, 'git-protocol'),
+  };
+}
+
+/**
+ * `POST /<project>.git/ssh-*`: shell token (or Geo) → pre-authorization → limiter slot → Gitaly
+ * connection, then `200` and the Gitaly stream. Every answer before the `200` is given without
+ * reading the request body.
+ */
+export function tunnelHandler(service: GitService, ctx: TunnelContext): RouteHandler {
+  return async (ex, req) => {
+    const t = parseTunnelHeaders(ex.headers);
+    const served = await runTunnel(ex, req, t, service, ctx);
+    return { ...served, fields: { framed: t.framed, bytes_in: 0, bytes_out: 0, ...served.fields } };
+  };
+}
+
+async function runTunnel(
+  ex: Exchange,
+  req: RouteRequest,
+  t: TunnelHeaders,
+  service: GitService,
+  ctx: TunnelContext,
+): Promise<Served> {
   if (ctx.isClosing()) {
-    const err = ShuttingDown('This server is shutting down. Please try again.');
-    reject('system', err.statusCode, `${err.message}\n`, { error_code: err.code });
-    return;
+    return answer(ex, req, {
+      kind: 'refused',
+      error: ShuttingDown('This server is shutting down. Please try again.'),
+    });
   }
-
-  // A Geo request (`Authorization: GL-Geo …`, no shell token) is Rails' to judge: its signature
-  // uses the Geo node's key, which the bridge does not have. Everything else needs a valid shell token.
-  const shellToken = headerValue(ex.headers, SHELL_HEADER);
-  const geo =
-    shellToken === undefined && GEO_AUTHORIZATION.test(headerValue(ex.headers, 'authorization') ?? '');
-  let tokenGlId: string | undefined;
-  if (!geo) {
-    const verdict = await verifyShellJwt(ctx.shellKey, shellToken, { requireGlId: true });
-    if (ex.clientGone) return access('client-gone', {});
-    if (!verdict.ok) return reject('policy', 404, 'Not found', { reason: `shell token ${verdict.reason}` });
-    tokenGlId = verdict.claims.gl_id;
+  const identity = await verifyIdentity(ex, req, t, ctx);
+  if (!identity.ok) return answer(ex, req, identity.refusal);
+  const pre = await preauthorizeTunnel(ex, req, ctx, identity.glId);
+  if (!pre.ok) return answer(ex, req, pre.refusal);
+  const slot = acquireSlot(ctx, pre.auth.GL_ID);
+  if (!slot.ok) return answer(ex, req, slot.refusal);
+  try {
+    const gitaly = connectGitaly(ctx, pre.auth);
+    if (!gitaly.ok) return answer(ex, req, gitaly.refusal);
+    return await streamTunnel(ex, req, t, service, ctx, { ...pre, connection: gitaly.connection });
+  } finally {
+    slot.release();
   }
+}
 
+/**
+ * A Geo request (`Authorization: GL-Geo …`, no shell token) on a row that allows Geo is Rails' to
+ * judge: its signature uses the Geo node's key, which the bridge does not have. Everything else
+ * needs a valid shell token with a `gl_id`.
+ */
+async function verifyIdentity(
+  ex: Exchange,
+  req: RouteRequest,
+  t: TunnelHeaders,
+  ctx: TunnelContext,
+): Promise<Step<{ glId: string | undefined }>> {
+  if (req.route.options.allowGeo && t.shellToken === undefined && t.geoAuthorization) {
+    return { ok: true, glId: undefined };
+  }
+  const verdict = await verifyShellJwt(ctx.shellKey, t.shellToken, { requireGlId: true });
+  if (ex.clientGone) return refuse({ kind: 'client-gone' });
+  if (!verdict.ok) return refuse({ kind: 'bad-token', reason: verdict.reason });
+  return { ok: true, glId: verdict.claims.gl_id };
+}
+
+/** Asks Rails (same path and query, no body); aborted when the client goes away. */
+async function preauthorizeTunnel(
+  ex: Exchange,
+  req: RouteRequest,
+  ctx: TunnelContext,
+  glId: string | undefined,
+): Promise<Step<{ auth: PreauthResponse; wwwAuthenticate: string | string[] | undefined }>> {
+  const abort = new AbortController();
+  ex.onClientGone(() => abort.abort());
+  const started = performance.now();
+  const observe = (status: string) =>
+    ctx.metrics.preauthDuration.observe({ status }, (performance.now() - started) / 1000);
   let pre: PreauthOutcome;
-  const preStarted = performance.now();
   try {
     pre = await preauthorize({
       railsUrl: ctx.config.railsUrl,
@@ -112,134 +161,130 @@ export async function handleTunnel(ex: Exchange, match: TunnelMatch, ctx: Tunnel
       headers: preauthHeaders(ex.headers, {
         version: BRIDGE_VERSION,
         workhorseJwt: await signWorkhorseJwt(ctx.workhorseKey),
-        correlationId,
+        correlationId: req.correlationId,
       }),
       timeoutMs: ctx.config.preauthTimeoutMs,
-      signal: preauthAbort.signal,
+      signal: abort.signal,
       agents: ctx.agents,
     });
   } catch (err) {
-    if (ex.clientGone) {
-      return access('client-gone', { gl_id: tokenGlId, reason: 'client went away during pre-authorization' });
-    }
-    ctx.metrics.preauthDuration.observe({ status: 'error' }, (performance.now() - preStarted) / 1000);
-    const e = err as AppError;
-    return reject('system', 500, 'Internal Server Error\n', {
-      gl_id: tokenGlId,
-      reason: e.message,
-      error_code: e.code,
-    });
+    if (ex.clientGone) return refuse({ kind: 'client-gone', glId, reason: GONE_DURING_PREAUTH });
+    observe('error');
+    return refuse({ kind: 'failed', glId, error: err as AppError });
   }
-  ctx.metrics.preauthDuration.observe(
-    { status: pre.kind === 'authorized' ? '200' : String(pre.status) },
-    (performance.now() - preStarted) / 1000,
-  );
-  if (ex.clientGone) {
-    return access('client-gone', { gl_id: tokenGlId, reason: 'client went away during pre-authorization' });
-  }
+  observe(pre.kind === 'authorized' ? '200' : String(pre.status));
+  if (ex.clientGone) return refuse({ kind: 'client-gone', glId, reason: GONE_DURING_PREAUTH });
   if (pre.kind === 'refused') {
-    ex.reject(pre.status, { ...pre.headers, [CORRELATION_HEADER]: correlationId }, pre.body);
-    return access(pre.status >= 500 ? 'system' : 'policy', {
-      status: pre.status,
-      gl_id: tokenGlId,
-      reason: 'pre-authorization refused',
-    });
+    return refuse({ kind: 'passed-back', glId, status: pre.status, headers: pre.headers, body: pre.body });
   }
+  return { ok: true, auth: pre.auth, wwwAuthenticate: pre.wwwAuthenticate };
+}
 
-  const auth = pre.auth;
-  const glId = auth.GL_ID;
+function acquireSlot(ctx: TunnelContext, glId: string): Step<{ release: () => void }> {
   const slot = ctx.limiter.acquire(glId);
-  if (!slot.ok) {
-    const e = slot.error;
-    return reject('policy', e.statusCode, `${e.message}\n`, { gl_id: glId, error_code: e.code });
-  }
+  return slot.ok ? slot : refuse({ kind: 'refused', glId, error: slot.error });
+}
+
+/**
+ * The connection for Rails' `GitalyServer`: the cache validates the address before it creates
+ * anything, so an address Gitaly clients would not dial is answered `500` before the `200`.
+ */
+function connectGitaly(ctx: TunnelContext, auth: PreauthResponse): Step<{ connection: GitalyConnection }> {
   try {
-    let connection: GitalyConnection;
-    try {
-      connection = ctx.gitaly.get(auth.GitalyServer.address, auth.GitalyServer.token);
-    } catch (err) {
-      if (!(err instanceof GitalyAddressError)) throw err;
-      const e = GitalyAddressInvalid(err.message);
-      return reject('system', 500, 'Internal Server Error\n', {
-        gl_id: glId,
-        reason: e.message,
-        error_code: e.code,
-      });
-    }
-    await stream(ex, match, ctx, {
-      connection,
-      auth,
-      wwwAuthenticate: pre.wwwAuthenticate,
-      glId,
-      correlationId,
-      framed,
-      log,
-      access,
-    });
-  } finally {
-    slot.release();
+    return { ok: true, connection: ctx.gitaly.get(auth.GitalyServer.address, auth.GitalyServer.token) };
+  } catch (err) {
+    if (!(err instanceof GitalyAddressError)) throw err;
+    return refuse({ kind: 'failed', glId: auth.GL_ID, error: GitalyAddressInvalid(err.message) });
   }
 }
 
-async function stream(
+/** Answers a refusal (never reading the request body) and says what the access line records. */
+function answer(ex: Exchange, req: RouteRequest, r: Refusal): Served {
+  const headers = (h: OutgoingHttpHeaders) => ({ ...h, [CORRELATION_HEADER]: req.correlationId });
+  switch (r.kind) {
+    case 'client-gone':
+      return { outcome: 'client-gone', fields: { gl_id: r.glId, reason: r.reason } };
+    case 'bad-token':
+      ex.reject(404, headers(TEXT), 'Not found');
+      return { outcome: 'policy', status: 404, fields: { reason: `shell token ${r.reason}` } };
+    case 'passed-back':
+      ex.reject(r.status, headers(r.headers), r.body);
+      return {
+        outcome: r.status >= 500 ? 'system' : 'policy',
+        status: r.status,
+        fields: { gl_id: r.glId, reason: 'pre-authorization refused' },
+      };
+    case 'refused':
+      ex.reject(r.error.statusCode, headers(TEXT), `${r.error.message}\n`);
+      return {
+        outcome: failureOutcome(r.error),
+        status: r.error.statusCode,
+        fields: { gl_id: r.glId, error_code: r.error.code },
+      };
+    case 'failed':
+      ex.reject(500, headers(TEXT), 'Internal Server Error\n');
+      return {
+        outcome: 'system',
+        status: 500,
+        fields: { gl_id: r.glId, reason: r.error.message, error_code: r.error.code },
+      };
+  }
+}
+
+/** After the `200`: the Gitaly call and the `TunnelStream` between it and the client. */
+async function streamTunnel(
   ex: Exchange,
-  match: TunnelMatch,
+  req: RouteRequest,
+  t: TunnelHeaders,
+  service: GitService,
   ctx: TunnelContext,
-  t: {
-    connection: GitalyConnection;
-    auth: PreauthResponse;
-    wwwAuthenticate: string | string[] | undefined;
-    glId: string;
-    correlationId: string;
-    framed: boolean;
-    log: Logger;
-    access: (outcome: Outcome, fields: AccessFields) => void;
-  },
-): Promise<void> {
-  const route = match.route.id;
+  s: { connection: GitalyConnection; auth: PreauthResponse; wwwAuthenticate: string | string[] | undefined },
+): Promise<Served> {
+  const route = req.route.id;
   const { config, metrics } = ctx;
-  const headers: Record<string, string | string[]> = { [CORRELATION_HEADER]: t.correlationId };
+  const headers: OutgoingHttpHeaders = { [CORRELATION_HEADER]: req.correlationId };
   if (t.framed) headers[RESPONSE_FRAMING_HEADER] = FRAMING_VERSION;
-  if (t.wwwAuthenticate) headers['www-authenticate'] = t.wwwAuthenticate;
+  if (s.wwwAuthenticate) headers['www-authenticate'] = s.wwwAuthenticate;
   ex.begin(200, headers);
 
-  const server = t.auth.GitalyServer;
-  const call = t.connection.open(
-    match.route.service,
-    firstRequest(match.route, t.auth, headerValue(ex.headers, 'git-protocol')),
-    callMetadata(server.token, t.correlationId, server.call_metadata),
+  const server = s.auth.GitalyServer;
+  const call = s.connection.open(
+    service,
+    firstRequest(service, s.auth, t.gitProtocol),
+    callMetadata(server.token, req.correlationId, server.call_metadata),
   );
   const bytesIn = metrics.bytes.labels(route, 'in');
   const bytesOut = metrics.bytes.labels(route, 'out');
   const tunnel = new TunnelStream(ex, call, {
     encoder: t.framed ? framedEncoder : compatibleEncoder,
-    bodyFramed: headerValue(ex.headers, BODY_FRAMING_HEADER) === FRAMING_VERSION,
-    maxBodyBytes: route === 'ssh_receive_pack' ? config.maxReceivePackBytes : 0,
-    uploadPackMode: route === 'ssh_upload_pack' ? config.gitalyUploadPack : undefined,
+    bodyFramed: t.bodyFramed,
+    maxBodyBytes: req.route.options.bodyLimit ?? 0,
+    uploadPackMode: service === 'upload-pack' ? config.gitalyUploadPack : undefined,
     idleTimeoutMs: config.tunnelIdleTimeoutMs,
     maxDurationMs: config.tunnelMaxDurationMs,
     keepaliveMs: config.responseKeepaliveMs,
     onBytesIn: (n) => bytesIn.inc(n),
     onBytesOut: (n) => bytesOut.inc(n),
   });
-  ctx.active.add(tunnel);
   metrics.tunnelsInFlight.inc({ route });
   try {
-    const result = await tunnel.run();
+    const result = await ctx.tunnels.run(tunnel);
     if (result.grpcCode) metrics.gitalyErrors.inc({ route, code: result.grpcCode });
-    t.access(result.outcome, {
+    return {
+      outcome: result.outcome,
       status: 200,
-      gl_id: t.glId,
-      bytes_in: result.bytesIn,
-      bytes_out: result.bytesOut,
-      reason: result.reason,
-      grpc_code: result.grpcCode,
-      exit_status: result.exitStatus,
-      error_code: result.error?.code,
-      gitaly_transport: call.transport,
-    });
+      fields: {
+        gl_id: s.auth.GL_ID,
+        bytes_in: result.bytesIn,
+        bytes_out: result.bytesOut,
+        reason: result.reason,
+        grpc_code: result.grpcCode,
+        exit_status: result.exitStatus,
+        error_code: result.error?.code,
+        gitaly_transport: call.transport,
+      },
+    };
   } finally {
     metrics.tunnelsInFlight.dec({ route });
-    ctx.active.delete(tunnel);
   }
 }

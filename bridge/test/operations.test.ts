@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flushCount, lsRefs, PROTOCOL_V2 } from '../test-support/git-wire.js';
 import { type Harness, PROJECT, type RunningBridge, startHarness } from '../test-support/harness.js';
 import { openTunnel } from '../test-support/tunnel-client.js';
+import { waitUntil } from '../test-support/waits.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -92,6 +93,45 @@ describe('metrics listener', () => {
     expect(sample(after, 'bridge_proxy_requests_total', { status: '4xx' })).toBe(1);
     // Its own registry: nothing lands in prom-client's global one.
     expect(await register.metrics()).not.toContain('bridge_tunnels_total');
+  });
+
+  it('writes one access line and one bridge_requests_total increment per request of every route', async () => {
+    const b = await h.startBridge();
+    const tunnel = openTunnel('h2', b.url, `/${PROJECT}.git/ssh-upload-pack`, {
+      'gitlab-shell-api-request': await h.token(),
+      'x-request-id': 'access-tunnel',
+      ...PROTOCOL_V2,
+    });
+    await tunnel.waitFor((buf) => flushCount(buf) === 1);
+    tunnel.end();
+    expect(await tunnel.done).toBe(true);
+    const health = await fetch(`${b.url}/-/bridge/health`, { headers: { 'x-request-id': 'access-health' } });
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const proxied = await fetch(`${b.url}/api/v4/internal/check`, {
+      headers: { 'x-request-id': 'access-proxy' },
+    });
+    expect(proxied.status).toBe(401);
+    await proxied.text();
+
+    const expected = [
+      ['access-tunnel', 'tunnel', 'ssh_upload_pack', 'gitaly', 'ok', 200],
+      ['access-health', 'health', 'health', 'self', 'ok', 200],
+      ['access-proxy', 'proxy', 'proxy', 'rails', 'policy', 401],
+    ] as const;
+    await waitUntil(
+      () => expected.every(([id]) => b.logs.correlated(id).some((l) => 'outcome' in l)),
+      2000,
+      'access lines',
+    );
+    const text = await scrape(b);
+    for (const [id, msg, route, backend, outcome, status] of expected) {
+      const access = b.logs.correlated(id).filter((l) => 'outcome' in l);
+      expect(access).toHaveLength(1);
+      expect(access[0]).toMatchObject({ msg, route, backend, outcome, status });
+      expect(sample(text, 'bridge_requests_total', { route, backend, outcome })).toBe(1);
+      expect(sample(text, 'bridge_request_duration_seconds_count', { route, backend, outcome })).toBe(1);
+    }
+    expect(sample(text, 'bridge_tunnels_total', { route: 'ssh_upload_pack', outcome: 'ok' })).toBe(1);
   });
 
   it('serves liveness and readiness', async () => {

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readBodyLimited } from '../../lib/streams.js';
 import { waitFor } from '../test-support/wait.js';
-import { readBody } from './read-body.js';
 import { type CellTransport, createCellTransport } from './transport.js';
 
 type Closable = { close(cb?: () => void): unknown };
@@ -64,10 +64,12 @@ describe('h2c transport', () => {
     call.body.end('llo');
     const res = await call.response;
     expect(res.status).toBe(200);
-    expect((await readBody(res.body, 1000)).toString()).toBe('2.0 /prefix/a hello');
+    expect((await readBodyLimited(res.body, 1000)).body.toString()).toBe('2.0 /prefix/a hello');
 
     const second = await t.open({ method: 'GET', path: '/b', headers: {}, streamBody: false });
-    expect((await readBody((await second.response).body, 1000)).toString()).toBe('2.0 /prefix/b ');
+    expect((await readBodyLimited((await second.response).body, 1000)).body.toString()).toBe(
+      '2.0 /prefix/b ',
+    );
     expect(sessions).toHaveLength(1);
 
     sessions[0]?.destroy();
@@ -153,7 +155,7 @@ describe('https transport', () => {
     const t = track(createCellTransport(`https://127.0.0.1:${port}`, { ca: cert }));
     const call = await t.open({ method: 'POST', path: '/h2', headers: {}, streamBody: true });
     call.body.end('body');
-    expect((await readBody((await call.response).body, 1000)).toString()).toBe('2.0 /h2 body');
+    expect((await readBodyLimited((await call.response).body, 1000)).body.toString()).toBe('2.0 /h2 body');
   });
 
   it('falls back to HTTP/1.1 when the cell has no HTTP/2', async () => {
@@ -162,7 +164,7 @@ describe('https transport', () => {
     const t = track(createCellTransport(`https://127.0.0.1:${port}`, { ca: cert }));
     const call = await t.open({ method: 'POST', path: '/h1', headers: {}, streamBody: true });
     call.body.end('body');
-    expect((await readBody((await call.response).body, 1000)).toString()).toBe('1.1 /h1 body');
+    expect((await readBodyLimited((await call.response).body, 1000)).body.toString()).toBe('1.1 /h1 body');
   });
 
   it('refuses a certificate it does not trust', async () => {

@@ -1,16 +1,14 @@
+/**
+ * @file The SSH client's stdin → a tunnel request body, with backpressure both ways (a full body
+ * pauses the channel until it drains). A filter decides what is forwarded and when the body is
+ * complete; the plumbing is `pipeFiltered` (`lib/streams.ts`).
+ */
 import type { Readable, Writable } from 'node:stream';
 import { FLUSH_PKT, PktLineReader } from '../../lib/pktline.js';
+import { type ChunkFilter, pipeFiltered } from '../../lib/streams.js';
 
-/**
- * The SSH client's stdin → a tunnel request body, with backpressure both ways (a full body pauses
- * the channel until `drain`). A filter decides what is forwarded and when the body is complete.
- */
-export interface InputFilter {
-  /** Bytes to forward for this chunk, and whether the request body is complete after them. */
-  push(chunk: Buffer): { out: Buffer[]; done: boolean };
-  /** Bytes still held when stdin ends. */
-  end(): Buffer[];
-}
+/** Decides what of stdin is forwarded and when the request body is complete. */
+export type InputFilter = ChunkFilter;
 
 export const passthrough: InputFilter = {
   push: (chunk) => ({ out: [chunk], done: false }),
@@ -61,6 +59,7 @@ function isDone(payload: Buffer): boolean {
   );
 }
 
+/** The tunnel request body being fed from the client's stdin. */
 export interface InputPump {
   /** Stops forwarding (the body is left as is). */
   stop(): void;
@@ -68,72 +67,18 @@ export interface InputPump {
   readonly bodyEnded: boolean;
 }
 
+/** `initial`, then the client's stdin, through `filter` into the request body (`lib/streams.ts`). */
 export function pumpInput(
   source: Readable,
   sink: Writable,
   filter: InputFilter,
   initial: Buffer[] = [],
 ): InputPump {
-  let stopped = false;
-  let bodyEnded = false;
-  const write = (bufs: Buffer[]): boolean => {
-    let ok = true;
-    for (const b of bufs) if (b.length > 0) ok = sink.write(b) && ok;
-    return ok;
-  };
-  const endBody = (rest: Buffer[]) => {
-    write(rest);
-    bodyEnded = true;
-    sink.end();
-    detach();
-    // Whatever the client still sends (v2's flush after `done`) is read and dropped.
-    source.on('data', discard);
-    source.resume();
-  };
-  const onData = (chunk: Buffer) => {
-    const { out, done } = filter.push(chunk);
-    if (done) {
-      endBody(out);
-      return;
-    }
-    if (!write(out)) {
-      source.pause();
-      sink.once('drain', onDrain);
-    }
-  };
-  const onDrain = () => {
-    if (!stopped && !bodyEnded) source.resume();
-  };
-  const onEnd = () => endBody(filter.end());
-  const detach = () => {
-    source.off('data', onData);
-    source.off('end', onEnd);
-    sink.off('drain', onDrain);
-  };
-
-  const first = filter.push(Buffer.concat(initial));
-  if (first.done) endBody(first.out);
-  else if (source.readableEnded) endBody([...first.out, ...filter.end()]);
-  else {
-    source.on('data', onData);
-    source.once('end', onEnd);
-    if (write(first.out)) source.resume();
-    else {
-      source.pause();
-      sink.once('drain', onDrain);
-    }
-  }
+  const pipe = pipeFiltered(source, sink, filter, initial);
   return {
-    stop() {
-      stopped = true;
-      detach();
-      source.off('data', discard);
-      source.pause();
-    },
+    stop: () => pipe.stop(),
     get bodyEnded() {
-      return bodyEnded;
+      return pipe.sinkEnded;
     },
   };
 }
-
-function discard(): void {}

@@ -1,8 +1,8 @@
 import { FRAMING_VERSION, RESPONSE_FRAMING_HEADER } from '../../lib/framing.js';
 import { type JwtKey, SHELL_HEADER, signShellJwt } from '../../lib/jwt.js';
+import { readBodyLimited } from '../../lib/streams.js';
 import type { CellDirectory } from '../cells/directory.js';
 import type { AllowedAnswer } from '../cells/internal-api.js';
-import { readBody } from '../cells/read-body.js';
 import type { UpstreamCall, UpstreamResponse } from '../cells/transport.js';
 import type { CellConfig } from '../config.js';
 import { MisdirectedError, REMOTE_UNAVAILABLE_MESSAGE, RouterError } from '../errors.js';
@@ -68,8 +68,8 @@ export async function openTunnel(
     throw RouterError.tunnelUnavailable(REMOTE_UNAVAILABLE_MESSAGE, err);
   }
   if (response.status !== 200) {
-    const text = await readBody(response.body, MAX_ERROR_BODY)
-      .then((b) => b.toString('utf8').trim())
+    const text = await readBodyLimited(response.body, MAX_ERROR_BODY)
+      .then((read) => read.body.toString('utf8').trim())
       .catch(() => '');
     call.cancel();
     release();

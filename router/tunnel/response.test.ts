@@ -107,6 +107,21 @@ describe('relayResponse', () => {
     await p;
     expect(written).toEqual(['first', 'second']);
   });
+
+  it('leaves no listener on a full target or on the body once the response is over', async () => {
+    const stdout = new Writable({ highWaterMark: 1, write: () => undefined });
+    const b = new PassThrough();
+    const p = relayResponse(b, false, { stdout, stderr: new PassThrough() });
+    b.write('stuck');
+    await new Promise((r) => setImmediate(r));
+    expect(stdout.listenerCount('drain')).toBe(1);
+    b.destroy();
+    await expect(p).rejects.toThrow('closed before its end');
+    expect(stdout.listenerCount('drain')).toBe(0);
+    expect(stdout.listenerCount('close')).toBe(0);
+    expect(b.listenerCount('data')).toBe(0);
+    expect(b.listenerCount('end')).toBe(0);
+  });
 });
 
 describe('AdvertisementFilter', () => {

@@ -1,13 +1,15 @@
-import type { Readable, Writable } from 'node:stream';
-import { checkResponseFrame, FrameReader, ResponseFrame } from '../../lib/framing.js';
-import { PktLineReader } from '../../lib/pktline.js';
-
 /**
- * A tunnel response → the SSH channel. Framed responses (our `Gitlab-Cells-Response-Framing: v1`)
+ * @file A tunnel response → the SSH channel. Framed responses (our `Gitlab-Cells-Response-Framing: v1`)
  * are split into stdout, stderr, exit status, keepalive and error frames; an unframed response
  * (Workhorse's compatible mode) is copied to stdout as it is. Backpressure: when the channel (or its
  * stderr) is full, the response is paused until it drains.
  */
+import { finished, type Readable, type Writable } from 'node:stream';
+import { checkResponseFrame, FrameReader, ResponseFrame } from '../../lib/framing.js';
+import { PktLineReader } from '../../lib/pktline.js';
+import { waitDrain } from '../../lib/streams.js';
+
+/** What the response said besides its bytes. */
 export interface TunnelOutcome {
   framed: boolean;
   /** From the exit status frame; undefined when none came. */
@@ -41,81 +43,124 @@ export class TunnelProtocolError extends Error {
   }
 }
 
+/** Relays `body` to the targets; resolves with what the frames said, rejects on a broken response. */
 export function relayResponse(
   body: Readable,
   framed: boolean,
   targets: RelayTargets,
   filter?: StdoutFilter,
 ): Promise<TunnelOutcome> {
-  const outcome: TunnelOutcome = { framed, exitStatus: undefined, error: undefined, wroteStderr: false };
-  const reader = framed ? new FrameReader(checkResponseFrame) : undefined;
   return new Promise((resolve, reject) => {
-    let settled = false;
-    const settle = (err?: Error) => {
-      if (settled) return;
-      settled = true;
-      body.off('data', onData);
-      if (err) reject(err);
-      else resolve(outcome);
-    };
-    const blocked = new Set<Writable>();
-    const send = (target: Writable, data: Buffer) => {
-      if (data.length === 0) return;
-      if (!target.write(data) && !blocked.has(target)) {
-        blocked.add(target);
-        target.once('drain', () => {
-          blocked.delete(target);
-          if (blocked.size === 0 && !settled) body.resume();
-        });
-      }
-    };
-    const stdout = (data: Buffer) => send(targets.stdout, filter ? filter.push(data) : data);
-    const onData = (chunk: Buffer) => {
-      targets.transport?.cork();
-      try {
-        handle(chunk);
-      } catch (err) {
-        targets.transport?.uncork();
-        body.destroy();
-        settle(new TunnelProtocolError((err as Error).message));
-        return;
-      }
-      targets.transport?.uncork();
-      if (blocked.size > 0) body.pause();
-    };
-    const handle = (chunk: Buffer) => {
-      if (!reader) stdout(chunk);
-      else {
-        for (const f of reader.push(chunk)) {
-          switch (f.type) {
-            case ResponseFrame.stdout:
-              stdout(f.payload);
-              break;
-            case ResponseFrame.stderr:
-              if (f.payload.length > 0) outcome.wroteStderr = true;
-              send(targets.stderr, f.payload);
-              break;
-            case ResponseFrame.exitStatus:
-              outcome.exitStatus = f.payload.readInt32BE(0);
-              break;
-            case ResponseFrame.error:
-              outcome.error = parseErrorFrame(f.payload);
-              break;
-            default:
-              // keepalive
-              break;
-          }
-        }
-      }
-    };
-    body.on('data', onData);
-    body.once('end', () => {
-      if (reader?.truncated) settle(new TunnelProtocolError('tunnel response ended inside a frame'));
-      else settle();
-    });
-    body.once('error', (err) => settle(err));
-    body.once('close', () => settle(new Error('tunnel response closed before its end')));
+    const relay = new ResponseRelay(body, framed, targets, filter, (err) =>
+      err ? reject(err) : resolve(relay.outcome),
+    );
+    relay.start();
   });
+}
+
+const ignore = () => undefined;
+
+/**
+ * One response being relayed: a `data` handler that demultiplexes each chunk (corked), a set of
+ * targets that are full (the body is paused until each has drained, `waitDrain`), and the body's
+ * end watched with `stream.finished`. Every listener is removed once it settles.
+ */
+class ResponseRelay {
+  readonly outcome: TunnelOutcome;
+  private readonly reader: FrameReader | undefined;
+  private readonly blocked = new Set<Writable>();
+  private readonly done = new AbortController();
+  private stopWatching: () => void = ignore;
+
+  constructor(
+    private readonly body: Readable,
+    framed: boolean,
+    private readonly targets: RelayTargets,
+    private readonly filter: StdoutFilter | undefined,
+    private readonly onSettled: (err?: Error) => void,
+  ) {
+    this.outcome = { framed, exitStatus: undefined, error: undefined, wroteStderr: false };
+    this.reader = framed ? new FrameReader(checkResponseFrame) : undefined;
+  }
+
+  start(): void {
+    this.body.on('data', this.onData);
+    this.stopWatching = finished(this.body, { writable: false }, (err) => this.onFinished(err));
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    const transport = this.targets.transport;
+    transport?.cork();
+    try {
+      this.handle(chunk);
+    } catch (err) {
+      transport?.uncork();
+      this.body.destroy();
+      this.settle(new TunnelProtocolError((err as Error).message));
+      return;
+    }
+    transport?.uncork();
+    if (this.blocked.size > 0) this.body.pause();
+  };
+
+  private handle(chunk: Buffer): void {
+    if (!this.reader) {
+      this.stdout(chunk);
+      return;
+    }
+    for (const f of this.reader.push(chunk)) {
+      switch (f.type) {
+        case ResponseFrame.stdout:
+          this.stdout(f.payload);
+          break;
+        case ResponseFrame.stderr:
+          if (f.payload.length > 0) this.outcome.wroteStderr = true;
+          this.send(this.targets.stderr, f.payload);
+          break;
+        case ResponseFrame.exitStatus:
+          this.outcome.exitStatus = f.payload.readInt32BE(0);
+          break;
+        case ResponseFrame.error:
+          this.outcome.error = parseErrorFrame(f.payload);
+          break;
+        default:
+          // a keepalive frame carries nothing
+          break;
+      }
+    }
+  }
+
+  private stdout(data: Buffer): void {
+    this.send(this.targets.stdout, this.filter ? this.filter.push(data) : data);
+  }
+
+  private send(target: Writable, data: Buffer): void {
+    if (data.length === 0) return;
+    if (target.write(data) || this.blocked.has(target)) return;
+    this.blocked.add(target);
+    waitDrain(target, this.done.signal).then(() => {
+      this.blocked.delete(target);
+      if (this.blocked.size === 0 && !this.done.signal.aborted) this.body.resume();
+    }, ignore);
+  }
+
+  private onFinished(err: Error | null | undefined): void {
+    if (!err) {
+      if (this.reader?.truncated)
+        this.settle(new TunnelProtocolError('tunnel response ended inside a frame'));
+      else this.settle();
+    } else if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      this.settle(new Error('tunnel response closed before its end'));
+    } else this.settle(err);
+  }
+
+  private settle(err?: Error): void {
+    if (this.done.signal.aborted) return;
+    this.done.abort();
+    this.body.off('data', this.onData);
+    this.stopWatching();
+    this.onSettled(err);
+  }
 }
 
 function parseErrorFrame(payload: Buffer): { code: string; message: string } {

@@ -12,6 +12,7 @@ import {
   CONTENDER_LABELS,
   concurrentClones,
   type GitContender,
+  type GitContenderId,
   type GitWorkloadContext,
   largeClone,
   pushes,
@@ -333,14 +334,7 @@ class Bench {
           serverCpu: sshd.serverCpu,
           reapers: [sshd.pid],
         }
-      : {
-          id: 'openssh',
-          unavailable: okValue(sshdStart) ?? errorOf(sshdStart),
-          url: () => '',
-          env: {},
-          serverCpu: {},
-          reapers: [],
-        };
+      : unavailableContender('openssh', okValue(sshdStart) ?? errorOf(sshdStart));
     let cells: GitContender;
     if (stack) {
       const user = stack.json.users.find((u) => u.username === CELLS_USER);
@@ -352,23 +346,9 @@ class Bench {
             serverCpu: cellsCpu(stack),
             reapers: [stack.pid('gitaly-cell_us0')],
           }
-        : {
-            id: 'cells',
-            unavailable: `stack.json has no user ${CELLS_USER}`,
-            url: () => '',
-            env: {},
-            serverCpu: {},
-            reapers: [],
-          };
+        : unavailableContender('cells', `stack.json has no user ${CELLS_USER}`);
     } else {
-      cells = {
-        id: 'cells',
-        unavailable: errorOf(stackStart),
-        url: () => '',
-        env: {},
-        serverCpu: {},
-        reapers: [],
-      };
+      cells = unavailableContender('cells', errorOf(stackStart));
     }
     return [direct, openssh, cells];
   }
@@ -433,7 +413,6 @@ class Bench {
     floorStart: Outcome<void>,
   ): Promise<Partial<Record<ThroughputId, Outcome<ThroughputResult>>>> {
     const stack = this.stack;
-    const stream = this.streamBridge;
     const direct = {
       sidechannel: stack ? this.gitalyDirect(stack, 'sidechannel') : undefined,
       stream: stack ? this.gitalyDirect(stack, 'stream') : undefined,
@@ -447,7 +426,7 @@ class Bench {
               url: stack.bridgeUrl(PROJECTS.large.cell),
               pid: stack.pid(`bridge-${PROJECTS.large.cell}`),
             },
-            stream: stream && { url: stream.url, pid: stream.pid },
+            stream: this.streamBridge,
           },
           direct,
           floor: this.floor,
@@ -537,6 +516,11 @@ class Bench {
     const extra = this.streamBridge ? { [STREAM_BRIDGE]: this.streamBridge.pid } : {};
     return { ...(this.stack?.json.pids ?? {}), ...extra };
   }
+}
+
+/** A git contender that could not be started: every workload then fails with `why`. */
+function unavailableContender(id: GitContenderId, why: string): GitContender {
+  return { id, unavailable: why, url: () => '', env: {}, serverCpu: {}, reapers: [] };
 }
 
 /** The cells path's server side by process; git's processes (reaped by mock Gitaly) apart. */

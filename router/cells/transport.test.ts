@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readBodyLimited } from '../../lib/streams.js';
 import { waitFor } from '../test-support/wait.js';
-import { type CellTransport, createCellTransport } from './transport.js';
+import { type CellTransport, createCellTransport, h2SafeHeaders } from './transport.js';
 
 type Closable = { close(cb?: () => void): unknown };
 const cleanups: (() => Promise<void>)[] = [];
@@ -174,5 +174,22 @@ describe('https transport', () => {
     await expect(
       t.open({ method: 'GET', path: '/', headers: {}, streamBody: false }).then((c) => c.response),
     ).rejects.toThrow(/self.signed|certificate/i);
+  });
+});
+
+describe('h2SafeHeaders', () => {
+  it('drops pseudo-headers, host, connection-specific headers and those Connection names', () => {
+    expect(
+      h2SafeHeaders({
+        ':path': '/x',
+        Host: 'cell.example',
+        connection: 'keep-alive, x-hop',
+        'keep-alive': 'timeout=5',
+        'x-hop': '1',
+        te: 'trailers',
+        'Transfer-Encoding': 'chunked',
+        'X-Request-Id': 'r1',
+      }),
+    ).toEqual({ 'x-request-id': 'r1' });
   });
 });

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import http2 from 'node:http2';
 import type { Readable, Writable } from 'node:stream';
 import http2wrapper from 'http2-wrapper';
+import { endToEndHeaders } from '../../lib/http-headers.js';
 
 /**
  * HTTP client for one cell's bridge. `http://` cells are spoken to with cleartext HTTP/2 (prior
@@ -40,25 +41,15 @@ export interface CellTransport {
 const STREAM_WINDOW = 1 << 20;
 const SESSION_WINDOW = 16 << 20;
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'te',
-]);
+/** `host` travels as `:authority` on HTTP/2. */
+const NOT_SENT = new Set(['host']);
 
-/** Drops headers HTTP/2 forbids (RFC 9113 §8.2.2) and pseudo-headers. */
+/**
+ * Drops what HTTP/2 forbids (connection-specific headers, RFC 9113 §8.2.2, with `lib/http-headers.ts`'s
+ * hop-by-hop list and the headers `Connection` names) and pseudo-headers.
+ */
 export function h2SafeHeaders(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
-    const name = k.toLowerCase();
-    if (name.startsWith(':') || HOP_BY_HOP.has(name)) continue;
-    out[name] = v;
-  }
-  return out;
+  return endToEndHeaders(headers, NOT_SENT);
 }
 
 function ignore(): void {}

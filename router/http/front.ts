@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { appendForwardedFor, endToEndHeaders } from '../../lib/http-headers.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CellDirectory } from '../cells/directory.js';
 import type { UpstreamCall, UpstreamResponse } from '../cells/transport.js';
 import type { RouterMetrics } from '../metrics.js';
-import type { Classifier } from '../routing/classifier.js';
+import type { Classification, Classifier } from '../routing/classifier.js';
 import { evaluate } from '../rules/engine.js';
 import { parseCookies, RULE_ACTION_HEADER, RULE_TYPE_HEADER, ruleHeaders } from '../rules/http.js';
 import type { Ruleset } from '../rules/load.js';
-import { decideCell } from './decide.js';
+import { decideCell, type RouteDecision, type RoutingRuleResult } from './decide.js';
 import { checkPublicPath } from './public-path.js';
 
 /**
@@ -39,22 +40,12 @@ export interface HttpFrontDeps {
   random?: () => number;
 }
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'trailer',
-  'host',
-  'http2-settings',
-]);
-
-/** Headers only the router sets: a client's own values are dropped. */
-const ROUTER_HEADERS = new Set([RULE_ACTION_HEADER.toLowerCase(), RULE_TYPE_HEADER.toLowerCase()]);
+/**
+ * Not forwarded to the cell besides the hop-by-hop headers (`lib/http-headers.ts`): `host` (sent as
+ * `X-Forwarded-Host`) and the headers only the router sets (a client's own values are dropped).
+ */
+const NOT_FORWARDED = new Set(['host', RULE_ACTION_HEADER.toLowerCase(), RULE_TYPE_HEADER.toLowerCase()]);
+const NOT_RELAYED = new Set(['host']);
 
 export function createHttpFront(deps: HttpFrontDeps): http.Server {
   const server = http.createServer((req, res) => {
@@ -71,12 +62,10 @@ function requestHeaders(
   extra: Record<string, string>,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || ROUTER_HEADERS.has(name)) continue;
+  for (const [name, value] of Object.entries(endToEndHeaders(req.headers, NOT_FORWARDED))) {
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const ip = req.socket.remoteAddress ?? '';
-  out['x-forwarded-for'] = out['x-forwarded-for'] ? `${out['x-forwarded-for']}, ${ip}` : ip;
+  out['x-forwarded-for'] = appendForwardedFor(out['x-forwarded-for'], req.socket.remoteAddress ?? '');
   if (req.headers.host) out['x-forwarded-host'] = req.headers.host;
   out['x-forwarded-proto'] = 'http';
   out['x-request-id'] = requestId;
@@ -85,12 +74,7 @@ function requestHeaders(
 }
 
 function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || name.startsWith(':') || HOP_BY_HOP.has(name)) continue;
-    out[name] = value;
-  }
-  return out;
+  return endToEndHeaders(headers, NOT_RELAYED);
 }
 
 function hasBody(req: IncomingMessage): boolean {
@@ -115,7 +99,62 @@ export function notFoundDelay(
   return Math.min(max, min + Math.floor(random() * (max - min + 1)));
 }
 
+/** One request on the front, as far as it has been decided. */
+interface FrontRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  requestId: string;
+  /** Path and query as the client sent them. */
+  target: string;
+  path: string;
+  method: string;
+  log: Logger;
+  rule: RoutingRuleResult;
+  streamBody: boolean;
+}
+
+/** One attempt at the cell: where it went and what the cell answered. */
+interface Sent {
+  call: UpstreamCall;
+  upstream: UpstreamResponse;
+  route: Classification;
+  decision: RouteDecision;
+}
+
 async function proxy(deps: HttpFrontDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const fr = screen(deps, req, res);
+  if (!fr) return;
+  let call: UpstreamCall | undefined;
+  res.once('close', () => {
+    if (!res.writableFinished) call?.cancel();
+  });
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const sent = await send(deps, fr, (c) => {
+        call = c;
+      });
+      if (sent.upstream.status === 421 && !fr.streamBody && attempt === 1) {
+        deps.metrics.redirects++;
+        deps.routes.invalidate(fr.path);
+        sent.call.cancel();
+        fr.log.info({ cell: sent.decision.cell.name }, 'cell does not own the path (421), learning again');
+        continue;
+      }
+      await relay(deps, fr, sent);
+      return;
+    }
+  } catch (err) {
+    fr.log.warn({ err }, 'cell unreachable');
+    call?.cancel();
+    if (!res.headersSent) {
+      res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Bad Gateway\n');
+    } else res.destroy();
+  }
+}
+
+/** Steps 1 and 2: the path check and the rules. Answers the request itself and returns undefined when they refuse. */
+function screen(deps: HttpFrontDeps, req: IncomingMessage, res: ServerResponse): FrontRequest | undefined {
   const header = req.headers['x-request-id'];
   const requestId = typeof header === 'string' && header !== '' ? header : randomUUID();
   const target = req.url ?? '/';
@@ -125,13 +164,12 @@ async function proxy(deps: HttpFrontDeps, req: IncomingMessage, res: ServerRespo
   deps.metrics.httpRequests++;
 
   const verdict = target.startsWith('/') ? checkPublicPath(path) : 'malformed';
-  if (verdict === 'malformed') return answer(res, 400, '400 Bad Request', requestId);
+  if (verdict === 'malformed') return void answer(res, 400, '400 Bad Request', requestId);
   if (verdict === 'internal') {
     deps.metrics.httpInternalBlocked++;
     log.info('internal API requested on the public HTTP front, answered 404');
-    return answer(res, 404, '404 Not Found', requestId);
+    return void answer(res, 404, '404 Not Found', requestId);
   }
-
   const rule = evaluate(deps.ruleset, {
     method,
     path,
@@ -141,69 +179,65 @@ async function proxy(deps: HttpFrontDeps, req: IncomingMessage, res: ServerRespo
   if (rule.kind === 'reject') {
     deps.metrics.httpRuleRejected++;
     log.info({ rule: rule.ruleId, reason: rule.message }, 'request rejected by a routing rule');
-    return answer(res, rule.status, `400 Bad Request: ${rule.message}`, requestId);
+    return void answer(res, rule.status, `400 Bad Request: ${rule.message}`, requestId);
   }
-  const ruleId = rule.kind === 'none' ? undefined : rule.ruleId;
+  return { req, res, requestId, target, path, method, log, rule, streamBody: hasBody(req) };
+}
 
-  const streamBody = hasBody(req);
-  let call: UpstreamCall | undefined;
-  res.once('close', () => {
-    if (!res.writableFinished) call?.cancel();
+/** Step 3 and the request half of step 4: classify, decide, open the call, stream the body. */
+async function send(
+  deps: HttpFrontDeps,
+  fr: FrontRequest,
+  opened: (call: UpstreamCall) => void,
+): Promise<Sent> {
+  const route = await deps.routes.classify(fr.path, fr.method, { requestId: fr.requestId, log: fr.log });
+  const decision = decideCell(fr.rule, route, deps.cells);
+  if (decision.ignoredRule)
+    fr.log.warn({ rule: ruleIdOf(fr.rule) }, `routing rule not followed: ${decision.ignoredRule}`);
+  const extra = decision.by === 'rule' ? ruleHeaders(fr.rule) : {};
+  const call = await deps.cells.transport(decision.cell).open({
+    method: fr.method,
+    path: fr.target,
+    headers: requestHeaders(fr.req, fr.requestId, extra),
+    streamBody: fr.streamBody,
   });
-  try {
-    for (let attempt = 1; ; attempt++) {
-      const route = await deps.routes.classify(path, method, { requestId, log });
-      const decision = decideCell(rule, route, deps.cells);
-      const cell = decision.cell;
-      if (decision.ignoredRule)
-        log.warn({ rule: ruleId }, `routing rule not followed: ${decision.ignoredRule}`);
-      const extra = decision.by === 'rule' ? ruleHeaders(rule) : {};
-      call = await deps.cells
-        .transport(cell)
-        .open({ method, path: target, headers: requestHeaders(req, requestId, extra), streamBody });
-      if (streamBody) pipeline(req, call.body, () => undefined);
-      const upstream: UpstreamResponse = await call.response;
-      if (upstream.status === 421 && !streamBody && attempt === 1) {
-        deps.metrics.redirects++;
-        deps.routes.invalidate(path);
-        call.cancel();
-        log.info({ cell: cell.name }, 'cell does not own the path (421), learning again');
-        continue;
-      }
-      if (decision.by === 'rule') deps.metrics.httpRuleRouted++;
-      const details = {
-        cell: cell.name,
-        route: route.via,
-        source: route.source,
-        decided_by: decision.by,
-        ...(decision.by === 'rule' ? { rule: ruleId } : {}),
-        status: upstream.status,
-      };
-      log.debug(details, 'proxied');
-      if (upstream.status === 404) {
-        const delay = notFoundDelay(deps.notFoundDelayMs, deps.random);
-        if (delay > 0) await sleep(delay);
-        if (res.destroyed) {
-          call.cancel();
-          return;
-        }
-      }
-      res.writeHead(upstream.status, responseHeaders(upstream.headers));
-      const current = call;
-      pipeline(upstream.body, res, (err) => {
-        if (err) {
-          current.cancel();
-          log.debug({ err }, 'response stream ended early');
-        }
-      });
+  opened(call);
+  if (fr.streamBody) pipeline(fr.req, call.body, () => undefined);
+  return { call, upstream: await call.response, route, decision };
+}
+
+/** The response half of step 4: the optional 404 delay, then the cell's answer streamed back. */
+async function relay(deps: HttpFrontDeps, fr: FrontRequest, sent: Sent): Promise<void> {
+  const { call, upstream, route, decision } = sent;
+  if (decision.by === 'rule') deps.metrics.httpRuleRouted++;
+  fr.log.debug(
+    {
+      cell: decision.cell.name,
+      route: route.via,
+      source: route.source,
+      decided_by: decision.by,
+      ...(decision.by === 'rule' ? { rule: ruleIdOf(fr.rule) } : {}),
+      status: upstream.status,
+    },
+    'proxied',
+  );
+  if (upstream.status === 404) {
+    const delay = notFoundDelay(deps.notFoundDelayMs, deps.random);
+    if (delay > 0) await sleep(delay);
+    if (fr.res.destroyed) {
+      call.cancel();
       return;
     }
-  } catch (err) {
-    log.warn({ err }, 'cell unreachable');
-    call?.cancel();
-    if (!res.headersSent) {
-      res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('Bad Gateway\n');
-    } else res.destroy();
   }
+  fr.res.writeHead(upstream.status, responseHeaders(upstream.headers));
+  pipeline(upstream.body, fr.res, (err) => {
+    if (err) {
+      call.cancel();
+      fr.log.debug({ err }, 'response stream ended early');
+    }
+  });
+}
+
+function ruleIdOf(rule: RoutingRuleResult): string | undefined {
+  return rule.kind === 'none' ? undefined : rule.ruleId;
 }

@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: rules interpolate ${group} in plain strings by design
 import { writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRoutableToken } from '../../lib/routable-token.js';
@@ -79,6 +80,38 @@ describe('rules and learned routes', () => {
       'X-GitLab-HTTP-Router-Rule-Type': 'CellId',
     });
     expect(res.body).toMatchObject({ cell: 'cell_us0', ruleAction: null, ruleType: null });
+  });
+
+  it('forwards end-to-end headers only: hop-by-hop ones and those the Connection header names stay behind', async () => {
+    const cell = stack.cell('cell_us0');
+    const before = cell.seen('/explore').length;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: stack.addresses.http.port,
+          path: '/explore',
+          headers: {
+            connection: 'close, x-hop',
+            'x-hop': 'for this hop',
+            'keep-alive': 'timeout=5',
+            'x-end': 'kept',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+    const seen = cell.seen('/explore')[before];
+    expect(seen?.headers['x-end']).toBe('kept');
+    expect(seen?.headers['x-hop']).toBeUndefined();
+    expect(seen?.headers['keep-alive']).toBeUndefined();
+    expect(seen?.headers.connection).toBeUndefined();
   });
 
   it('answers 400 for a malformed routable token before learning or proxying', async () => {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { GIT_ACTIONS, type GitAction } from '../lib/contracts/internal-api.js';
 import { normalizeProjectPath, resolveInStorage } from '../lib/repo-path.js';
 import { ANY_CHANGES, branchName, isZeroSha, type RefChange } from './changes.js';
 import { BadRequest, GitFailed } from './errors.js';
@@ -12,9 +13,6 @@ import { AccessLevel, type ProtectedBranch, type TopologyProject } from './topol
  * decision; each caller renders it with its own statuses (401/404 JSON for `/allowed`, 403/404 text
  * for pre-authorization, 421 for a project another cell owns).
  */
-
-export const GIT_ACTIONS = ['git-upload-pack', 'git-receive-pack', 'git-upload-archive'] as const;
-export type GitAction = (typeof GIT_ACTIONS)[number];
 
 /** GitLab's wording (lib/gitlab/git_access.rb, lib/gitlab/checks/branch_check.rb). */
 export const AccessMessages = {

@@ -1,22 +1,15 @@
+/**
+ * @file Answers of `GET /api/v4/internal/cells/learn` (the `LearnAnswerJson` contract of
+ * `lib/contracts/learn.ts`): which cell owns a path, under which prefix the router may cache that, and
+ * for how long. Every cell answers for every path: routes are shared. The path is decoded as Rails
+ * decodes it (route table, dotted names, one format suffix where the route accepts one); topology fixed
+ * routes win over the route table.
+ */
+import type { LearnAnswerJson } from '../lib/contracts/learn.js';
 import { normalizePath } from './routing/spec.js';
 import { matchRoute, type RouteMatch } from './routing/table.js';
 import type { TopologyModel } from './topology.js';
 import type { TopologyProject } from './topology-types.js';
-
-/**
- * Answers of `GET /api/v4/internal/cells/learn` (contracts.md "Learn answers"): which cell owns a
- * path, under which prefix the router may cache that, and for how long. Every cell answers for every
- * path: routes are shared. The path is decoded as Rails decodes it (route table, dotted names, one
- * format suffix where the route accepts one); topology fixed routes win over the route table.
- */
-export interface LearnAnswer {
-  path: string;
-  cell: string;
-  source: 'routable' | 'fixed' | 'fallback';
-  exact?: true;
-  /** Seconds the router may cache the answer; 0 = do not cache. */
-  cache_ttl: number;
-}
 
 export const CACHE_TTL = {
   routable: 300,
@@ -27,7 +20,7 @@ export const CACHE_TTL = {
   session: 0,
 } as const;
 
-function fixedRoute(model: TopologyModel, path: string): LearnAnswer | undefined {
+function fixedRoute(model: TopologyModel, path: string): LearnAnswerJson | undefined {
   const candidates = model
     .fixedRoutes()
     .filter((r) => (r.exact ? path === r.path : path === r.path || path.startsWith(`${r.path}/`)))
@@ -43,7 +36,7 @@ function fixedRoute(model: TopologyModel, path: string): LearnAnswer | undefined
   };
 }
 
-const routable = (path: string, cell: string): LearnAnswer => ({
+const routable = (path: string, cell: string): LearnAnswerJson => ({
   path,
   cell,
   source: 'routable',
@@ -51,7 +44,7 @@ const routable = (path: string, cell: string): LearnAnswer => ({
 });
 
 /** The path does not decide the cell: the legacy cell answers. */
-function fallback(model: TopologyModel, path: string, exact: boolean, ttl: number): LearnAnswer {
+function fallback(model: TopologyModel, path: string, exact: boolean, ttl: number): LearnAnswerJson {
   return {
     path,
     cell: model.legacyCell().name,
@@ -67,7 +60,7 @@ export function projectByApiId(model: TopologyModel, id: string): TopologyProjec
 }
 
 /** Answer for a path a route owns through one of its parameters. */
-function byOwner(model: TopologyModel, m: RouteMatch): LearnAnswer {
+function byOwner(model: TopologyModel, m: RouteMatch): LearnAnswerJson {
   const owner = m.route.owner;
   switch (owner.by) {
     case 'legacy':
@@ -113,7 +106,7 @@ function byOwner(model: TopologyModel, m: RouteMatch): LearnAnswer {
 }
 
 /** Which cell owns `pathInfo` for `method` (routes of other methods count when none of it matches). */
-export function learn(model: TopologyModel, pathInfo: string, method = 'GET'): LearnAnswer {
+export function learn(model: TopologyModel, pathInfo: string, method = 'GET'): LearnAnswerJson {
   const match = matchRoute(method, pathInfo, { anyVerb: true });
   const path = match ? match.canonicalPath : normalizePath(pathInfo);
   const fixed = fixedRoute(model, path);

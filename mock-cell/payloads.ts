@@ -1,3 +1,5 @@
+import type { AllowedJson, GitalyRepositoryJson } from '../lib/contracts/internal-api.js';
+import type { WorkhorsePreauthJson } from '../lib/contracts/workhorse.js';
 import { hashedRepoPath } from '../lib/repo-path.js';
 import { type Actor, glId } from './identity.js';
 import type { TopologyModel } from './topology.js';
@@ -5,7 +7,8 @@ import type { TopologyProject } from './topology-types.js';
 
 /**
  * The success bodies Rails sends after a passed access check: `/allowed` (GitLab Shell, Gitaly
- * hooks) and `Gitlab::Workhorse.git_http_ok` for pre-authorization.
+ * hooks) and `Gitlab::Workhorse.git_http_ok` for pre-authorization. Their shapes are the contracts
+ * of `lib/contracts/` (`AllowedJson`, `WorkhorsePreauthJson`), which the router and bridge read.
  */
 
 /** Git config GitLab hands to upload-pack on every `/allowed` success. */
@@ -14,20 +17,11 @@ export const ALLOWED_GIT_CONFIG_OPTIONS = [
   'uploadpack.allowAnySHA1InWant=true',
 ];
 
-export interface GitalyRepository {
-  storage_name: string;
-  relative_path: string;
-  git_object_directory: string;
-  git_alternate_object_directories: string[];
-  gl_repository: string;
-  gl_project_path: string;
-}
-
 export function glRepository(project: TopologyProject): string {
   return `project-${project.id}`;
 }
 
-export function gitalyRepository(model: TopologyModel, project: TopologyProject): GitalyRepository {
+export function gitalyRepository(model: TopologyModel, project: TopologyProject): GitalyRepositoryJson {
   return {
     storage_name: project.storage,
     relative_path: hashedRepoPath(project.id),
@@ -44,7 +38,7 @@ export function allowedPayload(
   project: TopologyProject,
   actor: Actor,
   gitalyToken: string,
-) {
+): AllowedJson {
   const cell = model.cellOfProject(project);
   return {
     status: true,
@@ -61,7 +55,7 @@ export function allowedPayload(
       token: gitalyToken,
       features: {},
     },
-    gl_console_messages: [] as string[],
+    gl_console_messages: [],
     need_audit: false,
     ...(actor.key ? { gl_key_type: 'key', gl_key_id: actor.key.id } : {}),
   };
@@ -74,7 +68,7 @@ export function workhorsePayload(
   actor: Actor,
   gitalyToken: string,
   remoteIp: string | undefined,
-) {
+): WorkhorsePreauthJson {
   const cell = model.cellOfProject(project);
   return {
     GL_ID: glId(actor.user),
@@ -83,7 +77,7 @@ export function workhorsePayload(
     ShowAllRefs: false,
     NeedAudit: false,
     Repository: gitalyRepository(model, project),
-    GitConfigOptions: [] as string[],
+    GitConfigOptions: [],
     GitalyServer: {
       address: cell.gitaly.address,
       token: gitalyToken,

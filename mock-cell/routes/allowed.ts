@@ -1,24 +1,22 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import {
+  type AllowedDenialJson,
+  type AllowedRequestJson,
+  CELL_REDIRECT_HEADER,
+} from '../../lib/contracts/internal-api.js';
 import type { AccessDecision, ProjectRef } from '../access.js';
 import { parseChanges } from '../changes.js';
 import type { CellContext } from '../context.js';
 import { BadRequest } from '../errors.js';
-import { type ActorParams, actorFromParams } from '../identity.js';
+import { actorFromParams } from '../identity.js';
 import { allowedPayload } from '../payloads.js';
-import { CELL_REDIRECT_HEADER, errorResponse } from './errors.js';
+import { errorResponse } from './errors.js';
 
-/** `POST /api/v4/internal/allowed` body: GitLab Shell / router fields plus Gitaly hooks' fields. */
-export interface AllowedBody extends ActorParams {
-  action: string;
-  project?: string;
-  gl_repository?: string;
-  changes?: string;
-  protocol?: string;
-  check_ip?: string;
-  /** Gitaly hooks: JSON string (or object) with GIT_OBJECT_DIRECTORY_RELATIVE. */
-  env?: string | Record<string, unknown>;
-  push_options?: string[] | null;
-}
+/**
+ * `POST /api/v4/internal/allowed`: the body is `AllowedRequestJson` (GitLab Shell / router fields plus
+ * Gitaly hooks' fields), the answers `AllowedJson` or `AllowedDenialJson` (`lib/contracts/internal-api.ts`).
+ */
+type AllowedBody = AllowedRequestJson;
 
 const bodySchema = {
   type: 'object',
@@ -60,7 +58,8 @@ function quarantineDir(env: AllowedBody['env']): string | undefined {
 function sendDenial(reply: FastifyReply, decision: Exclude<AccessDecision, { outcome: 'allowed' }>) {
   if (decision.outcome === 'misdirected') reply.header(CELL_REDIRECT_HEADER, decision.cell);
   const status = { forbidden: 401, 'not-found': 404, misdirected: 421 }[decision.outcome];
-  return reply.code(status).send({ status: false, message: decision.message });
+  const denial: AllowedDenialJson = { status: false, message: decision.message };
+  return reply.code(status).send(denial);
 }
 
 export function registerAllowed(scope: FastifyInstance, ctx: CellContext): void {

@@ -2,9 +2,6 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isAppError } from '../../lib/errors.js';
 
-/** Header of the "not mine" signal (421) naming the owning cell. */
-export const CELL_REDIRECT_HEADER = 'X-Gitlab-Cell-Redirect';
-
 /**
  * Picks status and message for a failed request and logs it: client faults keep their message,
  * our own faults answer `<status> <reason>` and are logged with the cause.

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { AuthorizedKeyJson, DiscoverJson } from '../../lib/contracts/internal-api.js';
 import type { CellContext } from '../context.js';
 import { type ActorParams, actorFromParams } from '../identity.js';
 
@@ -6,7 +7,10 @@ import { type ActorParams, actorFromParams } from '../identity.js';
 export const GITLAB_VERSION = '18.3.0-mock';
 export const GITLAB_REV = 'mock-cell';
 
-/** `/check`, `/authorized_keys`, `/discover` of the internal API (mounted under /api/v4/internal). */
+/**
+ * `/check`, `/authorized_keys`, `/discover` of the internal API (mounted under /api/v4/internal); the
+ * bodies are the `AuthorizedKeyJson` and `DiscoverJson` contracts of `lib/contracts/internal-api.ts`.
+ */
 export function registerInternalRoutes(scope: FastifyInstance, ctx: CellContext): void {
   scope.get('/check', async () => ({
     api_version: 'v4',
@@ -30,13 +34,14 @@ export function registerInternalRoutes(scope: FastifyInstance, ctx: CellContext)
       // A raw "+" in a query string decodes to a space; base64 never contains spaces.
       const key = ctx.model.keyByBlob(req.query.key.trim().replaceAll(' ', '+'));
       if (!key) return reply.code(404).send({ message: '404 Key Not Found' });
-      return {
+      const answer: AuthorizedKeyJson = {
         id: key.id,
         title: key.title,
         key: key.key,
         created_at: ctx.model.loadedAt.toISOString(),
         expires_at: null,
       };
+      return answer;
     },
   );
 
@@ -57,9 +62,10 @@ export function registerInternalRoutes(scope: FastifyInstance, ctx: CellContext)
     async (req, reply) => {
       const found = actorFromParams(ctx.model, req.query);
       // Rails presents a missing user as JSON null; GitLab Shell then greets "Anonymous".
-      if (!found.ok) return reply.type('application/json').send('null');
+      if (!found.ok) return reply.type('application/json').send(JSON.stringify(null satisfies DiscoverJson));
       const { user } = found.actor;
-      return { id: user.id, name: user.name, username: user.username };
+      const answer: DiscoverJson = { id: user.id, name: user.name, username: user.username };
+      return answer;
     },
   );
 }

@@ -1,24 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CELL_REDIRECT_HEADER, type GitAction } from '../../lib/contracts/internal-api.js';
+import { WORKHORSE_CONTENT_TYPE } from '../../lib/contracts/workhorse.js';
+import { forwardedClient, headerValue } from '../../lib/http-headers.js';
 import { SHELL_HEADER, verifyShellJwt, verifyWorkhorseJwt, WORKHORSE_HEADER } from '../../lib/jwt.js';
-import type { GitAction } from '../access.js';
 import { ANY_CHANGES } from '../changes.js';
 import { actorFromGlId } from '../identity.js';
 import { workhorsePayload } from '../payloads.js';
 import type { PageHandler } from '../web/pages.js';
-import { CELL_REDIRECT_HEADER } from './errors.js';
 
 /**
  * Workhorse pre-authorization of the SSH tunnel routes (Rails' git_http controller):
  * `POST /<ns>/<project>.git/ssh-upload-pack|ssh-receive-pack|ssh-upload-archive`, no body. The
- * routes are in the route table (`routing/table.ts`); the dispatcher calls these handlers.
+ * routes are in the route table (`routing/table.ts`); the dispatcher calls these handlers. The
+ * authorizing answer is the `WorkhorsePreauthJson` contract (`lib/contracts/workhorse.ts`).
  */
-
-export const WORKHORSE_CONTENT_TYPE = 'application/vnd.gitlab-workhorse+json';
-
-function headerValue(req: FastifyRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return typeof v === 'string' ? v : undefined;
-}
 
 function plain(reply: FastifyReply, status: number, text: string) {
   return reply.code(status).type('text/plain; charset=utf-8').send(text);
@@ -26,8 +21,7 @@ function plain(reply: FastifyReply, status: number, text: string) {
 
 /** The client's address as Rails would see it behind the bridge: first X-Forwarded-For hop, else the peer. */
 function remoteIp(req: FastifyRequest): string | undefined {
-  const forwarded = headerValue(req, 'x-forwarded-for')?.split(',')[0]?.trim();
-  return forwarded || req.ip || undefined;
+  return forwardedClient(req.headers) || req.ip || undefined;
 }
 
 /** The handler of one tunnel route: `route` is the path's last segment, e.g. `ssh-upload-pack`. */
@@ -35,12 +29,14 @@ function preauth(route: string, action: GitAction): PageHandler {
   return async (req, reply, m, ctx) => {
     const repoPath = `${m.params.namespace_id}/${m.params.repository_path}`;
 
-    const workhorse = await verifyWorkhorseJwt(ctx.workhorseKey, headerValue(req, WORKHORSE_HEADER));
+    const workhorse = await verifyWorkhorseJwt(ctx.workhorseKey, headerValue(req.headers, WORKHORSE_HEADER));
     if (!workhorse.ok) {
       req.log.info({ reason: workhorse.reason }, 'workhorse JWT rejected');
       return plain(reply, 403, 'Forbidden');
     }
-    const shell = await verifyShellJwt(ctx.shellKey, headerValue(req, SHELL_HEADER), { requireGlId: true });
+    const shell = await verifyShellJwt(ctx.shellKey, headerValue(req.headers, SHELL_HEADER), {
+      requireGlId: true,
+    });
     const actor = shell.ok ? actorFromGlId(ctx.model, shell.claims.gl_id as string) : undefined;
     if (!actor) {
       req.log.info({ reason: shell.ok ? 'unknown gl_id' : shell.reason }, 'shell authentication failed');

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CELL_REDIRECT_HEADER } from '../../lib/contracts/internal-api.js';
 import type { CellContext } from '../context.js';
-import { CELL_REDIRECT_HEADER } from '../routes/errors.js';
 import type { RouteMatch } from '../routing/table.js';
 import { type Layout, layout } from './html.js';
 

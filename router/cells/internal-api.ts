@@ -1,17 +1,37 @@
+/**
+ * @file Client of GitLab's internal API (`/api/v4/internal/*`) as GitLab Shell calls it, through a
+ * cell's bridge: shell JWT in `Gitlab-Shell-Api-Request`, JSON bodies, GitLab Shell's error wording
+ * ("Internal API unreachable", "Internal API error (<code>)", or the `message` of the answer). The
+ * bodies are the contracts of `lib/contracts/` (`internal-api.ts`, `learn.ts`), which the mock cell
+ * produces; every answer is checked field by field before use.
+ */
 import type { IncomingHttpHeaders } from 'node:http';
+import {
+  type AllowedJson,
+  type AuthorizedKeyJson,
+  CELL_REDIRECT_HEADER,
+  CUSTOM_ACTION_STATUS,
+  type CustomActionJson,
+  type DiscoverJson,
+  INTERNAL_API_PREFIX,
+  MISDIRECTED_STATUS,
+  type ShellAllowedRequestJson,
+} from '../../lib/contracts/internal-api.js';
+import {
+  LEARN_PATH,
+  type LearnAnswerJson,
+  ROUTE_SOURCES,
+  type RouteSource,
+} from '../../lib/contracts/learn.js';
+import { asObject, type Unchecked } from '../../lib/contracts/unchecked.js';
 import { type JwtKey, SHELL_HEADER, signShellJwt } from '../../lib/jwt.js';
 import type { Logger } from '../../lib/logger.js';
+import { readBodyLimited } from '../../lib/streams.js';
 import type { CellConfig } from '../config.js';
 import { MisdirectedError, RouterError } from '../errors.js';
 import type { CellDirectory } from './directory.js';
-import { readBody } from './read-body.js';
 import type { UpstreamCall } from './transport.js';
 
-/**
- * Client of GitLab's internal API (`/api/v4/internal/*`) as GitLab Shell calls it, through a cell's
- * bridge: shell JWT in `Gitlab-Shell-Api-Request`, JSON bodies, GitLab Shell's error wording
- * ("Internal API unreachable", "Internal API error (<code>)", or the `message` of the answer).
- */
 export interface CallContext {
   requestId: string;
   /** Client IP for `X-Forwarded-For`, as GitLab Shell sends it. */
@@ -31,14 +51,7 @@ export interface DiscoverAnswer {
   username: string | null;
 }
 
-export interface AllowedRequest {
-  action: 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
-  project: string;
-  key_id: string;
-  changes: '_any';
-  protocol: 'ssh';
-  check_ip?: string;
-}
+export type AllowedRequest = ShellAllowedRequestJson;
 
 export interface AllowedAnswer {
   glId: string;
@@ -48,19 +61,13 @@ export interface AllowedAnswer {
 }
 
 /**
- * How a learn answer was decided (contracts.md "Learn answers"): `routable` and `fixed` answers
+ * A checked `LearnAnswerJson`. `source` says how it was decided: `routable` and `fixed` answers
  * name the owner of the path; `fallback` means the path does not decide (the legacy cell is named),
  * so the HTTP front lets its token/session rules choose first.
  */
-export const ROUTE_SOURCES = ['routable', 'fixed', 'fallback'] as const;
-export type RouteSource = (typeof ROUTE_SOURCES)[number];
-
-export interface LearnAnswer {
-  path: string;
-  cell: string;
-  source: RouteSource;
+export interface LearnAnswer extends Pick<LearnAnswerJson, 'path' | 'cell' | 'source'> {
   exact: boolean;
-  /** Seconds the answer may be cached; 0 = do not cache. */
+  /** Seconds the answer may be cached (`cache_ttl`); 0 = do not cache. */
   cacheTtl: number;
 }
 
@@ -71,7 +78,6 @@ interface RawAnswer {
 }
 
 const MAX_ANSWER_BYTES = 1 << 20;
-const BASE = '/api/v4/internal';
 
 export class InternalApi {
   constructor(
@@ -86,7 +92,7 @@ export class InternalApi {
       this.call(cell, 'GET', `/authorized_keys?key=${encodeURIComponent(blobBase64)}`, undefined, ctx),
     );
     if (answer.status === 404) return undefined;
-    const body = parseJsonObject(answer, 'authorized_keys');
+    const body = parseJsonObject<AuthorizedKeyJson>(answer, 'authorized_keys');
     if (typeof body.id !== 'number' || !Number.isSafeInteger(body.id)) {
       throw RouterError.internalApi('authorized_keys answered without a key id');
     }
@@ -100,24 +106,25 @@ export class InternalApi {
     );
     // Rails answers `null` for a key it cannot tie to a user: GitLab Shell greets "Anonymous".
     if (answer.status === 200 && answer.text.trim() === 'null') return { username: null };
-    const body = parseJsonObject(answer, 'discover');
+    const body = parseJsonObject<NonNullable<DiscoverJson>>(answer, 'discover');
     return { username: typeof body.username === 'string' && body.username !== '' ? body.username : null };
   }
 
   /** `POST /allowed` on the owning cell. Throws the denial, a 421 redirect or an API error. */
   async allowed(cell: CellConfig, req: AllowedRequest, ctx: CallContext): Promise<AllowedAnswer> {
     const answer = await this.call(cell, 'POST', '/allowed', req, ctx);
-    if (answer.status === 421) {
+    if (answer.status === MISDIRECTED_STATUS) {
       throw new MisdirectedError(messageOf(answer) ?? 'Misdirected Request', redirectHeader(answer.headers));
     }
-    const body = parseJsonObject(answer, 'allowed');
+    const body = parseJsonObject<AllowedJson & CustomActionJson & { message: string }>(answer, 'allowed');
     if (body.status !== true) {
       throw RouterError.accessDenied(typeof body.message === 'string' ? body.message : 'Access denied');
     }
-    if (answer.status === 300)
+    // A custom action (`payload`, e.g. Geo's proxy to the primary) has no tunnel to open.
+    if (answer.status === CUSTOM_ACTION_STATUS)
       throw RouterError.cellsRouting('cells routing: custom actions are not supported');
-    const gitaly = asObject(body.gitaly);
-    const repository = asObject(gitaly?.repository);
+    const gitaly = asObject<AllowedJson['gitaly']>(body.gitaly);
+    const repository = asObject<AllowedJson['gitaly']['repository']>(gitaly?.repository);
     const glProjectPath = stringOr(repository?.gl_project_path) ?? stringOr(body.gl_project_path);
     if (!glProjectPath)
       throw RouterError.cellsRouting('cells routing: missing gl_project_path in /allowed response');
@@ -132,8 +139,8 @@ export class InternalApi {
   /** `GET /cells/learn?method=&path_info=` on the given cell. */
   async learn(cell: CellConfig, method: string, pathInfo: string, ctx: CallContext): Promise<LearnAnswer> {
     const query = `method=${encodeURIComponent(method)}&path_info=${encodeURIComponent(pathInfo)}`;
-    const answer = await this.call(cell, 'GET', `/cells/learn?${query}`, undefined, ctx);
-    const body = parseJsonObject(answer, 'cells/learn');
+    const answer = await this.call(cell, 'GET', `${LEARN_PATH}?${query}`, undefined, ctx);
+    const body = parseJsonObject<LearnAnswerJson>(answer, 'cells/learn');
     const ttl = body.cache_ttl;
     if (typeof body.path !== 'string' || !body.path.startsWith('/') || typeof body.cell !== 'string') {
       throw RouterError.internalApi('cells/learn answered without path or cell');
@@ -198,10 +205,11 @@ export class InternalApi {
     try {
       call = await this.cells
         .transport(cell)
-        .open({ method, path: `${BASE}${path}`, headers, streamBody: body !== undefined });
+        .open({ method, path: `${INTERNAL_API_PREFIX}${path}`, headers, streamBody: body !== undefined });
       if (body) call.body.end(JSON.stringify(body));
       const res = await call.response;
-      const text = (await readBody(res.body, MAX_ANSWER_BYTES)).toString('utf8');
+      // An answer over the limit is cut there (and then fails to parse as JSON).
+      const text = (await readBodyLimited(res.body, MAX_ANSWER_BYTES)).body.toString('utf8');
       return { status: res.status, headers: res.headers, text };
     } catch (err) {
       if (ctx.signal?.aborted) throw RouterError.cancelled('cancelled', err);
@@ -211,12 +219,6 @@ export class InternalApi {
       ctx.signal?.removeEventListener('abort', abort);
     }
   }
-}
-
-function asObject(v: unknown): Record<string, unknown> | undefined {
-  return v !== null && typeof v === 'object' && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : undefined;
 }
 
 function stringOr(v: unknown): string | undefined {
@@ -232,7 +234,7 @@ function messageOf(answer: RawAnswer): string | undefined {
 }
 
 function redirectHeader(headers: IncomingHttpHeaders): string | undefined {
-  const v = headers['x-gitlab-cell-redirect'];
+  const v = headers[CELL_REDIRECT_HEADER.toLowerCase()];
   return stringOr(Array.isArray(v) ? v[0] : v);
 }
 
@@ -248,10 +250,10 @@ function errorFromAnswer(answer: RawAnswer) {
   return answer.status >= 500 ? RouterError.internalApi(message) : RouterError.accessDenied(message);
 }
 
-function parseJsonObject(answer: RawAnswer, what: string): Record<string, unknown> {
+function parseJsonObject<T>(answer: RawAnswer, what: string): Unchecked<T> {
   if (answer.status < 200 || answer.status > 399) throw errorFromAnswer(answer);
   try {
-    const obj = asObject(JSON.parse(answer.text));
+    const obj = asObject<T>(JSON.parse(answer.text));
     if (obj) return obj;
   } catch {
     // fall through

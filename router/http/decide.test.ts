@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import type { RouteSource } from '../../lib/contracts/learn.js';
 import { CellDirectory } from '../cells/directory.js';
-import type { RouteSource } from '../cells/internal-api.js';
 import type { CellConfig } from '../config.js';
 import type { Classification } from '../routing/classifier.js';
 import { decideCell, type RoutingRuleResult } from './decide.js';

@@ -1,6 +1,7 @@
+import type { RouteSource } from '../../lib/contracts/learn.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CellDirectory } from '../cells/directory.js';
-import type { CallContext, LearnAnswer, RouteSource } from '../cells/internal-api.js';
+import type { CallContext, LearnAnswer } from '../cells/internal-api.js';
 import type { CellConfig } from '../config.js';
 import type { RouterMetrics } from '../metrics.js';
 import { RouteCache } from './route-cache.js';

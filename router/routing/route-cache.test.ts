@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RouteSource } from '../cells/internal-api.js';
+import type { RouteSource } from '../../lib/contracts/learn.js';
 import { RouteCache } from './route-cache.js';
 
 const route = (path: string, cell: string, exact: boolean, source: RouteSource = 'routable') => ({

@@ -1,4 +1,4 @@
-import type { RouteSource } from '../cells/internal-api.js';
+import type { RouteSource } from '../../lib/contracts/learn.js';
 
 /**
  * Learned routes: prefix entries (`/my-company/` covers `/my-company` and everything below it) and

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { GitalyConnections } from '../lib/gitaly/index.js';
 import { jwtKey } from '../lib/jwt.js';
 import type { Logger } from '../lib/logger.js';
 import type { BridgeConfig } from './config.js';
@@ -60,7 +61,7 @@ class BridgeService implements Bridge {
     http: new http.Agent({ keepAlive: true }),
     https: new https.Agent({ keepAlive: true }),
   };
-  private readonly gitaly: TunnelContext['gitaly'];
+  private readonly gitaly: GitalyConnections;
   private readonly servers: HttpServers;
   private readonly listener: ProtocolListener;
   private readonly metricsServer: http.Server | undefined;

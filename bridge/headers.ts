@@ -28,6 +28,8 @@ const PREAUTH_DROPPED = new Set([
 const PASSBACK_DROPPED = new Set(['gitlab-workhorse-send-data', 'gitlab-sv', 'gitlab-lb', 'content-length']);
 
 export const CORRELATION_HEADER = 'x-request-id';
+/** The bridge's own short text answers. */
+export const TEXT_PLAIN = { 'content-type': 'text/plain; charset=utf-8' };
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TEXT_PLAIN } from './headers.js';
 import { healthBody, JSON_TYPE } from './health.js';
 import type { BridgeMetrics } from './metrics.js';
 
@@ -20,10 +21,10 @@ export function buildMetricsServer(metrics: BridgeMetrics, isClosing: () => bool
       return send(status, JSON_TYPE, body);
     }
     if (path === '/liveness') return send(200, JSON_TYPE, healthBody(false).body);
-    if (path !== '/metrics') return send(404, { 'content-type': 'text/plain; charset=utf-8' }, 'Not Found\n');
+    if (path !== '/metrics') return send(404, TEXT_PLAIN, 'Not Found\n');
     metrics.registry.metrics().then(
       (text) => send(200, { 'content-type': metrics.registry.contentType }, text),
-      (err: unknown) => send(500, { 'content-type': 'text/plain; charset=utf-8' }, `${String(err)}\n`),
+      (err: unknown) => send(500, TEXT_PLAIN, `${String(err)}\n`),
     );
   });
 }

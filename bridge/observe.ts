@@ -1,15 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../lib/logger.js';
 import { Exchange, type ServerReply, type ServerRequest } from './exchange.js';
-import { correlationIdFrom } from './headers.js';
+import { correlationIdFrom, TEXT_PLAIN } from './headers.js';
 import type { RequestTracker } from './in-flight.js';
 import type { BridgeMetrics } from './metrics.js';
 import { type BackendId, matchRoute, type Route, type RouteMatch, type Served } from './routes.js';
 
 /** The access line's message per backend (kept from before the route table: `tunnel`, `proxy`). */
 const ACCESS_MESSAGE: Record<BackendId, string> = { gitaly: 'tunnel', rails: 'proxy', self: 'health' };
-
-const TEXT = { 'content-type': 'text/plain; charset=utf-8' };
 
 export interface ObserveDeps {
   logger: Logger;
@@ -62,7 +60,7 @@ function answerFailure(ex: Exchange, err: unknown): Served {
     ex.destroy();
     return { outcome: 'system', fields };
   }
-  ex.reject(500, TEXT, 'Internal Server Error\n');
+  ex.reject(500, TEXT_PLAIN, 'Internal Server Error\n');
   return { outcome: 'system', status: 500, fields };
 }
 
@@ -84,7 +82,7 @@ export function dispatcher(
     const match = matchRoute(table, req.method, req.url);
     const serve = match && observed.get(match.route);
     // The table ends in a catch-all; a table without one answers what it does not know 404.
-    if (!match || !serve) return ex.send(404, TEXT, 'Not Found\n');
+    if (!match || !serve) return ex.send(404, TEXT_PLAIN, 'Not Found\n');
     void serve(ex, match);
   };
 }

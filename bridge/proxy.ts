@@ -1,7 +1,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Exchange } from './exchange.js';
-import { CORRELATION_HEADER, proxyRequestHeaders, proxyResponseHeaders } from './headers.js';
+import { CORRELATION_HEADER, proxyRequestHeaders, proxyResponseHeaders, TEXT_PLAIN } from './headers.js';
 import { type BridgeMetrics, outcomeOfStatus } from './metrics.js';
 import type { RouteHandler, RouteRequest, Served } from './routes.js';
 
@@ -10,8 +10,6 @@ export interface ProxyContext {
   agents: { http: http.Agent; https: https.Agent };
   metrics: BridgeMetrics;
 }
-
-const TEXT = { 'content-type': 'text/plain; charset=utf-8' };
 
 /**
  * Everything that is not a tunnel goes to Rails unchanged, streaming both ways, as Workhorse's
@@ -23,7 +21,7 @@ export function proxyHandler(ctx: ProxyContext): RouteHandler {
     new Promise<Served>((resolve) => {
       if (!ex.url.startsWith('/')) {
         // Absolute-form or `*` targets: not a path on Rails.
-        ex.reject(400, TEXT, 'Bad Request\n');
+        ex.reject(400, TEXT_PLAIN, 'Bad Request\n');
         resolve({ outcome: 'policy', status: 400, fields: { reason: 'request target is not a path' } });
         return;
       }
@@ -69,7 +67,7 @@ function forward(ex: Exchange, req: RouteRequest, ctx: ProxyContext, resolve: (s
     }
     ctx.metrics.proxied.inc({ status: 'error' });
     failure = { outcome: 'system', status: 502, fields: { err, reason: 'proxy request to Rails failed' } };
-    ex.reject(502, { ...TEXT, [CORRELATION_HEADER]: req.correlationId }, 'Bad Gateway\n');
+    ex.reject(502, { ...TEXT_PLAIN, [CORRELATION_HEADER]: req.correlationId }, 'Bad Gateway\n');
   });
   ex.onDone(() => {
     if (failure) resolve(failure);

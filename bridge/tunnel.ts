@@ -16,7 +16,7 @@ import { BRIDGE_VERSION, type BridgeConfig } from './config.js';
 import { GitalyAddressInvalid, ShuttingDown } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { callMetadata, firstRequest } from './gitaly-client.js';
-import { CORRELATION_HEADER, headerValue, preauthHeaders } from './headers.js';
+import { CORRELATION_HEADER, headerValue, preauthHeaders, TEXT_PLAIN } from './headers.js';
 import type { TunnelRegistry } from './in-flight.js';
 import type { TunnelLimiter } from './limits.js';
 import type { BridgeMetrics } from './metrics.js';
@@ -65,7 +65,7 @@ export type Refusal =
 type Step<T> = ({ ok: true } & T) | { ok: false; refusal: Refusal };
 
 const GEO_AUTHORIZATION = /^GL-Geo \S/;
-const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' };
+const TEXT = { ...TEXT_PLAIN, 'x-content-type-options': 'nosniff' };
 const GONE_DURING_PREAUTH = 'client went away during pre-authorization';
 
 const refuse = (refusal: Refusal): { ok: false; refusal: Refusal } => ({ ok: false, refusal });
@@ -151,7 +151,7 @@ async function preauthorizeTunnel(
   const abort = new AbortController();
   ex.onClientGone(() => abort.abort());
   const started = performance.now();
-  const observe = (status: string) =>
+  const recordLatency = (status: string) =>
     ctx.metrics.preauthDuration.observe({ status }, (performance.now() - started) / 1000);
   let pre: PreauthOutcome;
   try {
@@ -169,10 +169,10 @@ async function preauthorizeTunnel(
     });
   } catch (err) {
     if (ex.clientGone) return refuse({ kind: 'client-gone', glId, reason: GONE_DURING_PREAUTH });
-    observe('error');
+    recordLatency('error');
     return refuse({ kind: 'failed', glId, error: err as AppError });
   }
-  observe(pre.kind === 'authorized' ? '200' : String(pre.status));
+  recordLatency(pre.kind === 'authorized' ? '200' : String(pre.status));
   if (ex.clientGone) return refuse({ kind: 'client-gone', glId, reason: GONE_DURING_PREAUTH });
   if (pre.kind === 'refused') {
     return refuse({ kind: 'passed-back', glId, status: pre.status, headers: pre.headers, body: pre.body });

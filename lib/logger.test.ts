@@ -10,7 +10,7 @@ let dir: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  programs = await compilePrograms(['lib/testing/log-until-signal.ts', 'bridge/main.ts']);
+  programs = await compilePrograms(['lib/test-support/log-until-signal.ts', 'bridge/main.ts']);
   dir = mkdtempSync(join(tmpdir(), 'logger-test-'));
 }, 120_000);
 
@@ -63,7 +63,7 @@ function terminate(child: ChildProcess, ms: number): Promise<number | string | n
 
 describe('createLogger with a stdout whose reader is gone', () => {
   it('lets a program that logs while stopping exit on SIGTERM', async () => {
-    const child = await startThenCloseStdout(programs.path('lib/testing/log-until-signal.ts'));
+    const child = await startThenCloseStdout(programs.path('lib/test-support/log-until-signal.ts'));
     expect(await terminate(child, 5_000)).toBe(0);
   });
 

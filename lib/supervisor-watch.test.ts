@@ -103,8 +103,8 @@ describe('watchSupervisor', () => {
     let program: string;
 
     beforeAll(async () => {
-      programs = await compilePrograms(['lib/testing/watch-supervisor.ts']);
-      program = programs.path('lib/testing/watch-supervisor.ts');
+      programs = await compilePrograms(['lib/test-support/watch-supervisor.ts']);
+      program = programs.path('lib/test-support/watch-supervisor.ts');
     }, 120_000);
 
     afterAll(() => programs?.cleanup());

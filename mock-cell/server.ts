@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { jwtKey } from '../lib/jwt.js';
+import { httpUrl } from '../lib/listen-address.js';
 import { readSecretFile } from '../lib/secrets.js';
 import { buildCellApp, type CellAppDeps } from './app.js';
 import { checkListenCells, type ListenEntry, loadMockCellConfig, type MockCellConfig } from './config.js';
@@ -42,11 +43,6 @@ export interface RunningCells {
   close(): Promise<void>;
 }
 
-function urlOf(address: AddressInfo): string {
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
-}
-
 /** Builds and starts one app per listen entry (each its own port and cell identity). */
 export async function startCells(
   model: TopologyModel,
@@ -66,7 +62,7 @@ export async function startCells(
       const app = buildCellApp(model, entry.cell, shared);
       apps.push(app);
       await app.listen({ host: entry.host, port: entry.port });
-      cells.push({ cell: entry.cell, url: urlOf(app.server.address() as AddressInfo) });
+      cells.push({ cell: entry.cell, url: httpUrl(app.server.address() as AddressInfo) });
     }
   } catch (err) {
     await Promise.allSettled(apps.map((a) => a.close()));

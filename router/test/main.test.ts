@@ -85,9 +85,7 @@ describe('router main', () => {
     );
     const r = start({ ...validConfig(), rulesFile: rules });
     expect(await r.exited).toBe(78);
-    expect(r.err()).toContain(
-      `router: invalid configuration: ruleset ${rules}: rule "elsewhere": proxy.address`,
-    );
+    expect(r.err()).toContain(`router: bad configuration: ruleset ${rules}: rule "elsewhere": proxy.address`);
   });
 
   it('exits 78 when the shell secret file is readable by others', async () => {

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  correlationIdFrom,
-  endToEndHeaders,
-  passbackHeaders,
-  preauthHeaders,
-  proxyRequestHeaders,
-} from './headers.js';
+import { endToEndHeaders } from '../lib/http-headers.js';
+import { correlationIdFrom, passbackHeaders, preauthHeaders, proxyRequestHeaders } from './headers.js';
 
 describe('headers', () => {
   it('cleans client headers for pre-authorization and adds the Workhorse identity', () => {

@@ -1,19 +1,8 @@
+// Header policy of each hop the bridge makes (pre-authorization, pass-back, proxy), on the shared
+// hygiene of lib/http-headers.ts (hop-by-hop list, `Connection`-named headers, `X-Forwarded-For`).
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-
-/** Hop-by-hop headers (RFC 9110 §7.6.1 plus the usual legacy ones); never forwarded. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'http2-settings',
-]);
+import { appendForwardedFor, endToEndHeaders, headerValue } from '../lib/http-headers.js';
 
 /** Not copied from the client to the pre-authorization request (as Workhorse). */
 const PREAUTH_DROPPED = new Set([
@@ -32,43 +21,10 @@ export const CORRELATION_HEADER = 'x-request-id';
 export const TEXT_PLAIN = { 'content-type': 'text/plain; charset=utf-8' };
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
 /** The client's `X-Request-Id` when it looks sane, otherwise a fresh one. */
 export function correlationIdFrom(headers: IncomingHttpHeaders): string {
   const given = headerValue(headers, CORRELATION_HEADER);
   return given && CORRELATION_ID.test(given) ? given : randomUUID();
-}
-
-/** Copies end-to-end headers: drops hop-by-hop ones, those named in `Connection`, HTTP/2 pseudo-headers and `extra`. */
-export function endToEndHeaders(
-  headers: IncomingHttpHeaders,
-  extra: ReadonlySet<string> = new Set(),
-): Record<string, string | string[]> {
-  const named = new Set(
-    (headerValue(headers, 'connection') ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean),
-  );
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const key = name.toLowerCase();
-    if (
-      value === undefined ||
-      key.startsWith(':') ||
-      HOP_BY_HOP.has(key) ||
-      named.has(key) ||
-      extra.has(key)
-    ) {
-      continue;
-    }
-    out[key] = value;
-  }
-  return out;
 }
 
 /** HTTP/1.1 `Host`, or HTTP/2 `:authority`. */
@@ -103,10 +59,8 @@ export function proxyRequestHeaders(
   const out: OutgoingHttpHeaders = endToEndHeaders(client);
   const host = requestHost(client);
   if (host) out.host = host;
-  if (opts.clientIp) {
-    const prior = headerValue(client, 'x-forwarded-for');
-    out['x-forwarded-for'] = prior ? `${prior}, ${opts.clientIp}` : opts.clientIp;
-  }
+  if (opts.clientIp)
+    out['x-forwarded-for'] = appendForwardedFor(headerValue(client, 'x-forwarded-for'), opts.clientIp);
   out['x-forwarded-proto'] = headerValue(client, 'x-forwarded-proto') ?? opts.proto;
   out[CORRELATION_HEADER] = opts.correlationId;
   return out;

@@ -1,7 +1,9 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
+import { WORKHORSE_CONTENT_TYPE } from '../lib/contracts/workhorse.js';
 import { isAppError } from '../lib/errors.js';
 import type { ProtoRepository } from '../lib/proto.js';
+import { readBodyLimited } from '../lib/streams.js';
 import { PreauthInvalid, PreauthUnavailable } from './errors.js';
 import { passbackHeaders } from './headers.js';
 
@@ -19,7 +21,6 @@ export type PreauthOutcome =
   | { kind: 'authorized'; auth: PreauthResponse; wwwAuthenticate: string | string[] | undefined }
   | { kind: 'refused'; status: number; headers: OutgoingHttpHeaders; body: Buffer };
 
-export const WORKHORSE_CONTENT_TYPE = 'application/vnd.gitlab-workhorse+json';
 /** Workhorse buffers at most this much of a refusal; larger ones become an empty 404 or a 500. */
 export const PASSBACK_BODY_LIMIT = 32768;
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -92,14 +93,8 @@ function send(
 
 /** Reads at most `limit` bytes; undefined when the body is longer (the rest is not read). */
 async function readBody(res: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) return undefined;
-    parts.push(chunk);
-  }
-  return Buffer.concat(parts);
+  const { body, truncated } = await readBodyLimited(res, limit);
+  return truncated ? undefined : body;
 }
 
 /** Workhorse's `passResponseBack`: small bodies verbatim, oversized ones as an empty 404 or a 500. */

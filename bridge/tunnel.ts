@@ -10,13 +10,14 @@ import {
   type GitalyConnections,
   type GitService,
 } from '../lib/gitaly/index.js';
+import { headerValue } from '../lib/http-headers.js';
 import { type JwtKey, SHELL_HEADER, signWorkhorseJwt, verifyShellJwt } from '../lib/jwt.js';
 import { failureOutcome } from '../lib/outcome.js';
 import { BRIDGE_VERSION, type BridgeConfig } from './config.js';
 import { GitalyAddressInvalid, ShuttingDown } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { callMetadata, firstRequest } from './gitaly-client.js';
-import { CORRELATION_HEADER, headerValue, preauthHeaders, TEXT_PLAIN } from './headers.js';
+import { CORRELATION_HEADER, preauthHeaders, TEXT_PLAIN } from './headers.js';
 import type { TunnelRegistry } from './in-flight.js';
 import type { TunnelLimiter } from './limits.js';
 import type { BridgeMetrics } from './metrics.js';

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { GitalyConnections } from '../lib/gitaly/index.js';
 import { jwtKey } from '../lib/jwt.js';
+import { httpUrl } from '../lib/listen-address.js';
 import type { Logger } from '../lib/logger.js';
 import type { BridgeConfig } from './config.js';
 import { ShuttingDown } from './errors.js';
@@ -126,9 +127,9 @@ class BridgeService implements Bridge {
     let metricsUrl: string | undefined;
     if (this.metricsServer && metricsListen) {
       const m = await listenOn(this.metricsServer, metricsListen.host, metricsListen.port);
-      metricsUrl = `http://${hostForUrl(m.address)}:${m.port}`;
+      metricsUrl = httpUrl(m);
     }
-    return { url: `http://${hostForUrl(addr.address)}:${addr.port}`, port: addr.port, metricsUrl };
+    return { url: httpUrl(addr), port: addr.port, metricsUrl };
   }
 
   async close(): Promise<void> {
@@ -147,8 +148,4 @@ class BridgeService implements Bridge {
     this.agents.https.destroy();
     if (this.metricsServer) await closeServer(this.metricsServer);
   }
-}
-
-function hostForUrl(address: string): string {
-  return address.includes(':') ? `[${address}]` : address;
 }

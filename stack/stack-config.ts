@@ -1,5 +1,13 @@
+import type { StackJson } from '../lib/contracts/stack.js';
 import type { Topology } from '../mock-cell/topology-types.js';
-import { DEMO_CELLS, HOST, type StackNet, type StackPaths, type StackPorts } from './layout.js';
+import {
+  DEMO_CELLS,
+  type DemoCell,
+  HOST,
+  type StackNet,
+  type StackPaths,
+  type StackPorts,
+} from './layout.js';
 import type { ServiceSpec } from './supervisor.js';
 
 /** One service's config file content and how the supervisor starts it. */
@@ -9,93 +17,124 @@ export interface PlannedService {
   tier: number;
 }
 
-/** The processes of the demo stack and their config files (see docs/contracts.md). */
+/** What every planner needs: where things are, which ports, how services reach each other. */
+interface Plan {
+  paths: StackPaths;
+  ports: StackPorts;
+  net: StackNet;
+  logLevel: string;
+}
+
+const configFile = (plan: Plan, name: string) => `${plan.paths.configDir}/${name}.json`;
+const bindAt = (plan: Plan, port: number) => `${plan.net.bind}:${port}`;
+const listenAt = (plan: Plan, port: number, what: string) => ({ address: bindAt(plan, port), what });
+
+/**
+ * The processes of the demo stack and their config files (see docs/contracts.md): tier 0 the mock
+ * Gitalys and the mock cell, tier 1 the bridges, tier 2 the router.
+ */
 export function planServices(
   paths: StackPaths,
   ports: StackPorts,
   net: StackNet,
   logLevel: string,
 ): PlannedService[] {
-  const file = (name: string) => `${paths.configDir}/${name}.json`;
-  const at = (port: number, what: string) => ({ address: `${net.bind}:${port}`, what });
-  const services: PlannedService[] = [];
-  for (const cell of DEMO_CELLS) {
-    const name = `gitaly-${cell.name}`;
-    services.push({
-      tier: 0,
-      spec: {
-        name,
-        service: 'mock-gitaly',
-        configFile: file(name),
-        listen: [at(ports.gitaly(cell.id), `mock Gitaly of ${cell.name}`)],
-      },
-      config: {
-        listen: `${net.bind}:${ports.gitaly(cell.id)}`,
-        storages: { default: paths.storage(cell.name) },
-        tokenFile: paths.gitalyToken,
-        gitlabUrl: `http://${net.host('rails', cell)}:${ports.rails(cell.id)}`,
-        gitlabSecretFile: paths.shellSecret,
-        runtimeDir: paths.gitalyRuntime(cell.name),
-        logLevel,
-      },
-    });
-  }
-  services.push({
+  const plan: Plan = { paths, ports, net, logLevel };
+  return [
+    ...DEMO_CELLS.map((cell) => planGitaly(plan, cell)),
+    planMockCell(plan),
+    ...DEMO_CELLS.map((cell) => planBridge(plan, cell)),
+    planRouter(plan),
+  ];
+}
+
+function planGitaly(plan: Plan, cell: DemoCell): PlannedService {
+  const { paths, ports, net } = plan;
+  const name = `gitaly-${cell.name}`;
+  return {
+    tier: 0,
+    spec: {
+      name,
+      service: 'mock-gitaly',
+      configFile: configFile(plan, name),
+      listen: [listenAt(plan, ports.gitaly(cell.id), `mock Gitaly of ${cell.name}`)],
+    },
+    config: {
+      listen: bindAt(plan, ports.gitaly(cell.id)),
+      storages: { default: paths.storage(cell.name) },
+      tokenFile: paths.gitalyToken,
+      gitlabUrl: `http://${net.host('rails', cell)}:${ports.rails(cell.id)}`,
+      gitlabSecretFile: paths.shellSecret,
+      runtimeDir: paths.gitalyRuntime(cell.name),
+      logLevel: plan.logLevel,
+    },
+  };
+}
+
+function planMockCell(plan: Plan): PlannedService {
+  const { paths, ports } = plan;
+  return {
     tier: 0,
     spec: {
       name: 'mock-cell',
       service: 'mock-cell',
-      configFile: file('mock-cell'),
-      listen: DEMO_CELLS.map((c) => at(ports.rails(c.id), `mock cell (Rails) of ${c.name}`)),
+      configFile: configFile(plan, 'mock-cell'),
+      listen: DEMO_CELLS.map((c) => listenAt(plan, ports.rails(c.id), `mock cell (Rails) of ${c.name}`)),
     },
     config: {
       topologyFile: paths.topology,
-      listen: DEMO_CELLS.map((c) => ({ cell: c.name, address: `${net.bind}:${ports.rails(c.id)}` })),
+      listen: DEMO_CELLS.map((c) => ({ cell: c.name, address: bindAt(plan, ports.rails(c.id)) })),
       shellSecretFile: paths.shellSecret,
       workhorseSecretFile: paths.workhorseSecret,
       gitalyTokenFile: paths.gitalyToken,
-      logLevel,
+      logLevel: plan.logLevel,
     },
-  });
-  for (const cell of DEMO_CELLS) {
-    const name = `bridge-${cell.name}`;
-    services.push({
-      tier: 1,
-      spec: {
-        name,
-        service: 'bridge',
-        configFile: file(name),
-        listen: [
-          at(ports.bridge(cell.id), `bridge of ${cell.name}`),
-          at(ports.bridgeMetrics(cell.id), `bridge metrics of ${cell.name}`),
-        ],
-      },
-      config: {
-        listen: `${net.bind}:${ports.bridge(cell.id)}`,
-        railsUrl: `http://${net.host('rails', cell)}:${ports.rails(cell.id)}`,
-        shellSecretFile: paths.shellSecret,
-        workhorseSecretFile: paths.workhorseSecret,
-        metricsListen: `${net.bind}:${ports.bridgeMetrics(cell.id)}`,
-        logLevel,
-      },
-    });
-  }
-  services.push({
+  };
+}
+
+function planBridge(plan: Plan, cell: DemoCell): PlannedService {
+  const { paths, ports, net } = plan;
+  const name = `bridge-${cell.name}`;
+  return {
+    tier: 1,
+    spec: {
+      name,
+      service: 'bridge',
+      configFile: configFile(plan, name),
+      listen: [
+        listenAt(plan, ports.bridge(cell.id), `bridge of ${cell.name}`),
+        listenAt(plan, ports.bridgeMetrics(cell.id), `bridge metrics of ${cell.name}`),
+      ],
+    },
+    config: {
+      listen: bindAt(plan, ports.bridge(cell.id)),
+      railsUrl: `http://${net.host('rails', cell)}:${ports.rails(cell.id)}`,
+      shellSecretFile: paths.shellSecret,
+      workhorseSecretFile: paths.workhorseSecret,
+      metricsListen: bindAt(plan, ports.bridgeMetrics(cell.id)),
+      logLevel: plan.logLevel,
+    },
+  };
+}
+
+function planRouter(plan: Plan): PlannedService {
+  const { paths, ports, net } = plan;
+  return {
     tier: 2,
     spec: {
       name: 'router',
       service: 'router',
-      configFile: file('router'),
+      configFile: configFile(plan, 'router'),
       listen: [
-        at(ports.routerSsh, 'router SSH'),
-        at(ports.routerHttp, 'router HTTP'),
-        at(ports.routerMetrics, 'router metrics'),
+        listenAt(plan, ports.routerSsh, 'router SSH'),
+        listenAt(plan, ports.routerHttp, 'router HTTP'),
+        listenAt(plan, ports.routerMetrics, 'router metrics'),
       ],
     },
     config: {
-      sshListen: `${net.bind}:${ports.routerSsh}`,
-      httpListen: `${net.bind}:${ports.routerHttp}`,
-      metricsListen: `${net.bind}:${ports.routerMetrics}`,
+      sshListen: bindAt(plan, ports.routerSsh),
+      httpListen: bindAt(plan, ports.routerHttp),
+      metricsListen: bindAt(plan, ports.routerMetrics),
       hostKeyFile: paths.hostKey,
       shellSecretFile: paths.shellSecret,
       region: 'us',
@@ -106,22 +145,24 @@ export function planServices(
         region: c.region,
         url: `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`,
       })),
-      logLevel,
+      logLevel: plan.logLevel,
     },
-  });
-  return services;
+  };
 }
 
-/** The `stack.json` contract of architecture.md. */
+/**
+ * `<data>/stack.json` (the `StackJson` contract of `lib/contracts/stack.ts`) but for `pids`, which
+ * the supervisor adds once every service is up.
+ */
 export function stackJson(
   paths: StackPaths,
   ports: StackPorts,
   topology: Topology,
   repositories: Record<string, string>,
-): Record<string, unknown> {
+): Omit<StackJson, 'pids'> {
   const cellOf = (namespace: string) => {
     const org = topology.namespaces.find((n) => n.path === namespace)?.organization;
-    return topology.organizations.find((o) => o.path === org)?.cell;
+    return required(topology.organizations.find((o) => o.path === org)?.cell, `the cell of ${namespace}`);
   };
   return {
     router: { ssh: `${HOST}:${ports.routerSsh}`, http: `http://${HOST}:${ports.routerHttp}` },
@@ -141,14 +182,23 @@ export function stackJson(
       privateKey: paths.userKey(u.username),
       publicKey: `${paths.userKey(u.username)}.pub`,
     })),
-    projects: topology.projects.map((p) => ({
-      path: `${p.namespace}/${p.path}`,
-      cell: cellOf(p.namespace),
-      visibility: p.visibility,
-      repository: repositories[`${p.namespace}/${p.path}`],
-    })),
+    projects: topology.projects.map((p) => {
+      const path = `${p.namespace}/${p.path}`;
+      return {
+        path,
+        cell: cellOf(p.namespace),
+        visibility: p.visibility,
+        repository: required(repositories[path], `the repository of ${path}`),
+      };
+    }),
     secrets: { shell: paths.shellSecret, workhorse: paths.workhorseSecret, gitaly: paths.gitalyToken },
     routerMetrics: `http://${HOST}:${ports.routerMetrics}/metrics`,
     knownHosts: `${paths.root}/known_hosts`,
   };
+}
+
+/** The demo data always has it; a stack.json with a hole in it would only fail later, elsewhere. */
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`stack.json: no ${what} in the demo data`);
+  return value;
 }

@@ -3,29 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { StackJson } from '../../lib/contracts/stack.js';
 import { projectRoot } from '../../lib/proto.js';
 import { EXIT_ADDRESS_IN_USE, findSpareOffset, stackPorts } from '../../stack/layout.js';
 import { listProcesses } from './procs.js';
-
-export interface StackJson {
-  router: { ssh: string; http: string };
-  cells: Array<{
-    id: number;
-    name: string;
-    legacy: boolean;
-    bridge: string;
-    rails: string;
-    gitaly: string;
-    storage: string;
-    metrics: string;
-  }>;
-  users: Array<{ username: string; id: number; privateKey: string; publicKey: string }>;
-  projects: Array<{ path: string; cell: string; visibility: string; repository: string }>;
-  secrets: { shell: string; workhorse: string; gitaly: string };
-  routerMetrics: string;
-  knownHosts: string;
-  pids: Record<string, number>;
-}
 
 export interface RunningStack {
   json: StackJson;

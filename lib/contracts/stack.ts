@@ -1,0 +1,32 @@
+/**
+ * @file `<data>/stack.json`: what `npm start` (`stack/main.ts`) writes once every service is ready,
+ * for people, the test helpers (`test/helpers/stack.ts`) and the benchmark to find the stack by.
+ * Addresses are `host:port` or URLs on the host the stack runs on.
+ */
+export interface StackJson {
+  router: { ssh: string; http: string };
+  cells: Array<{
+    id: number;
+    name: string;
+    legacy: boolean;
+    /** URL of the cell's bridge (the router's `cells[].url`). */
+    bridge: string;
+    /** URL of the cell's Rails (mock cell). */
+    rails: string;
+    /** `host:port` of the cell's mock Gitaly. */
+    gitaly: string;
+    /** The folder of the cell's `default` storage. */
+    storage: string;
+    /** The bridge's Prometheus endpoint. */
+    metrics: string;
+  }>;
+  users: Array<{ username: string; id: number; privateKey: string; publicKey: string }>;
+  projects: Array<{ path: string; cell: string; visibility: string; repository: string }>;
+  /** Files holding the shell secret, the workhorse secret and the Gitaly token. */
+  secrets: { shell: string; workhorse: string; gitaly: string };
+  routerMetrics: string;
+  /** An OpenSSH known_hosts file with the router's host key. */
+  knownHosts: string;
+  /** Process id of each service by its supervisor name (`router`, `bridge-cell_us0`, …). */
+  pids: Record<string, number>;
+}

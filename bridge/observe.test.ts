@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '../test/helpers/poll.js';
 import { healthHandler } from './health.js';
 import { RequestTracker } from './in-flight.js';
 import { BridgeMetrics } from './metrics.js';
@@ -73,9 +74,11 @@ beforeEach(() => {
 async function request(method: string, path: string, id: string) {
   const res = await fetch(`${url}${path}`, { method, headers: { 'x-request-id': id } });
   const body = await res.text();
-  for (let i = 0; i < 100 && !lines.some((l) => l.correlation_id === id && 'outcome' in l); i++) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitUntil(
+    () => lines.some((l) => l.correlation_id === id && 'outcome' in l),
+    1000,
+    `access line of ${id}`,
+  );
   return { status: res.status, body, lines: lines.filter((l) => l.correlation_id === id) };
 }
 

@@ -268,13 +268,19 @@ describe.each(['h1', 'h2'] as const)('tunnel to the real mock Gitaly over %s', (
   it('framed mode sends keepalives while git is silent', async () => {
     const t = await open(UPLOAD, { ...FRAMED, ...PROTOCOL_V2 });
     await t.waitFor((buf) => flushCount(payloadOf(buf, ResponseFrame.stdout)) === 1);
-    // upload-pack waits for a command; nothing flows for 3 keepalive periods.
-    await new Promise((r) => setTimeout(r, 450));
+    const keepalivesAfterAdvert = (buf: Buffer) => {
+      const types = frames(buf).map((f) => f.type);
+      return types
+        .slice(types.lastIndexOf(ResponseFrame.stdout) + 1)
+        .filter((x) => x === ResponseFrame.keepalive).length;
+    };
+    // upload-pack waits for a command; nothing flows but keepalives, one per 150 ms period.
+    await t.waitFor((buf) => keepalivesAfterAdvert(buf) >= 2, 2000);
     t.end();
     expect(await t.done).toBe(true);
     const types = frames(t.received()).map((f) => f.type);
     const afterAdvert = types.slice(types.lastIndexOf(ResponseFrame.stdout) + 1);
-    expect(afterAdvert.filter((x) => x === ResponseFrame.keepalive).length).toBeGreaterThanOrEqual(2);
+    expect(keepalivesAfterAdvert(t.received())).toBeGreaterThanOrEqual(2);
     expect(afterAdvert.at(-1)).toBe(ResponseFrame.exitStatus);
     expect(exitStatusOf(t.received())).toBe(0);
   });

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { AppError } from '../lib/errors.js';
@@ -158,14 +157,11 @@ export class TunnelStream {
 
   /**
    * A drain that never comes (client gone, call cancelled) must not keep its listener, and so
-   * this tunnel, on the response or the call. `GitalySshCall` declares no way to remove a
-   * listener; lib/gitaly's calls are EventEmitters.
+   * this tunnel, on the response or the call.
    */
   private stopWaitingForDrain(): void {
     if (this.waitingResDrain) this.ex.removeDrain(this.onResponseDrain);
-    if (this.waitingCallDrain && this.call instanceof EventEmitter) {
-      this.call.removeListener('drain', this.onCallDrain);
-    }
+    if (this.waitingCallDrain) this.call.off('drain', this.onCallDrain);
     this.waitingResDrain = false;
     this.waitingCallDrain = false;
   }

@@ -30,6 +30,7 @@ export interface GitalySshCall {
   on(event: 'drain', fn: () => void): this;
   on(event: 'end', fn: (result: SshCallResult) => void): this;
   once(event: 'drain', fn: () => void): this;
+  off(event: 'drain', fn: () => void): this;
 }
 
 /** Largest stdin message on the bidi RPCs (Gitaly reads and writes 128 KiB chunks). */

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../test/helpers/poll.js';
 import { type CompiledPrograms, compilePrograms } from '../test/helpers/programs.js';
 import { ConfigError } from './config.js';
 import {
@@ -22,15 +23,6 @@ afterEach(() => {
     if (processRunning(pid)) process.kill(pid, 'SIGKILL');
   }
 });
-
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
 
 /** Runs `script` under `sh -c` (stdout piped), resolves once it printed a line matching `ready`. */
 async function shell(script: string, ready: RegExp, env: NodeJS.ProcessEnv = process.env) {
@@ -75,7 +67,7 @@ describe('processRunning / currentParentPid', () => {
     const { match } = await shell('sleep 0.1 & echo "zombie $!"; exec sleep 30', /zombie (\d+)\n/);
     const zombie = Number(match[1]);
     expect(processRunning(zombie)).toBe(true);
-    expect(await until(() => !processRunning(zombie), 5_000)).toBe(true);
+    await waitUntil(() => !processRunning(zombie), 5_000, 'the zombie to count as not running', 50);
     expect(() => process.kill(zombie, 0)).not.toThrow();
   });
 });
@@ -90,7 +82,7 @@ describe('watchSupervisor', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(calls).toBe(0);
       child.kill('SIGKILL');
-      expect(await until(() => calls > 0, 2_000)).toBe(true);
+      await waitUntil(() => calls > 0, 2_000, 'the watcher to fire', 50);
       await new Promise((r) => setTimeout(r, 300));
       expect(calls).toBe(1);
     } finally {
@@ -129,7 +121,7 @@ describe('watchSupervisor', () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(processRunning(pid)).toBe(true);
       supervisor.kill('SIGKILL');
-      expect(await until(() => !processRunning(pid), 5_000)).toBe(true);
+      await waitUntil(() => !processRunning(pid), 5_000, 'the watched program to stop', 50);
     });
 
     it('keeps running without SUPERVISOR_PID (started by hand)', async () => {

@@ -105,10 +105,16 @@ describe('learn answers', () => {
 
   it('decodes dotted names and strips one format suffix at the last dot where the route accepts one', () => {
     const m = demoModel(undefined, (t) => {
-      t.namespaces.push(
-        { id: 30, path: 'john.doe', name: 'John Doe', kind: 'user', organization: 'not-my-organization' },
-        { id: 31, path: 'john', name: 'John', kind: 'user', organization: 'my-organization' },
-      );
+      t.namespaces.push({
+        id: 31,
+        path: 'john',
+        name: 'John',
+        kind: 'user',
+        organization: 'my-organization',
+      });
+      // The demo's own user namespace john.doe, moved away from john's cell.
+      const johnDoe = t.namespaces.find((n) => n.path === 'john.doe');
+      if (johnDoe) johnDoe.organization = 'not-my-organization';
     });
     const johnDoe = { path: '/john.doe', cell: 'cell_us1', source: 'routable', cache_ttl: 300 };
     for (const p of [

@@ -35,6 +35,7 @@ describe('moveOrganization', () => {
       repositories: [
         { project: 'my-company/my-project', relative_path: hashedRepoPath(3), moved: true },
         { project: 'my-company/my-other-project', relative_path: hashedRepoPath(4), moved: true },
+        { project: 'john.doe/notes', relative_path: hashedRepoPath(6), moved: false },
       ],
     });
     expect(existsSync(repo('cell_eu0', 3))).toBe(false);
@@ -51,6 +52,7 @@ describe('moveOrganization', () => {
     const result = await moveOrganization(model, 'not-my-organization', 'cell_eu1');
     expect(result.repositories).toEqual([
       { project: 'not-my-company/not-my-project', relative_path: hashedRepoPath(5), moved: false },
+      { project: 'acme.corp/www.site', relative_path: hashedRepoPath(7), moved: false },
     ]);
     expect(model.organization('not-my-organization')?.cell).toBe('cell_eu1');
   });

@@ -127,7 +127,7 @@ describe('topology validation', () => {
     // The memberships of the moved project now point nowhere: reported too.
     expect(msg).toContain('members[2] "alice": field "project": no project "my-company/my-project"');
     expect(msg).toContain('members[4] "zoe": field "user": no user "zoe"');
-    expect(msg).toContain('keys[5] "alice": field "key" must be an OpenSSH public key line');
+    expect(msg).toContain('keys[6] "alice": field "key" must be an OpenSSH public key line');
     expect(msg).toMatch(/^invalid topology \(6 problems\)/);
   });
 
@@ -206,7 +206,7 @@ describe('topology validation', () => {
     expect(msg).toContain(
       'protectedBranches[1]: field "pushAccessLevel" must be one of 0, 10, 20, 30, 40, 50, got 33',
     );
-    expect(msg).toContain('fixedRoutes[4] "admin/": field "path" must start with "/"');
+    expect(msg).toContain('fixedRoutes[5] "admin/": field "path" must start with "/"');
     expect(msg).toContain(
       'cells[1] "cell_us1": storage "default" must be an absolute folder path, got "relative/dir"',
     );

@@ -37,13 +37,16 @@ const ALL: Expect = [200, 200];
 const READ: Expect = [200, 401];
 const HIDDEN: Expect = [404, 404];
 
-const MATRIX: Record<DemoUser, Record<(typeof PROJECTS)[number]['path'], Expect>> = {
+/** john.doe is in the demo for the routing tests: the mock does not model personal-namespace ownership. */
+const MATRIX: Record<Exclude<DemoUser, 'john.doe'>, Record<(typeof PROJECTS)[number]['path'], Expect>> = {
   root: {
     'gitlab-test': ALL,
     gitlab: ALL,
     'my-project': ALL,
     'my-other-project': ALL,
     'not-my-project': ALL,
+    notes: ALL,
+    'www.site': ALL,
   },
   alice: {
     'gitlab-test': READ,
@@ -51,6 +54,8 @@ const MATRIX: Record<DemoUser, Record<(typeof PROJECTS)[number]['path'], Expect>
     'my-project': ALL,
     'my-other-project': HIDDEN,
     'not-my-project': HIDDEN,
+    notes: READ,
+    'www.site': READ,
   },
   bob: {
     'gitlab-test': ALL,
@@ -58,6 +63,8 @@ const MATRIX: Record<DemoUser, Record<(typeof PROJECTS)[number]['path'], Expect>
     'my-project': HIDDEN,
     'my-other-project': HIDDEN,
     'not-my-project': HIDDEN,
+    notes: READ,
+    'www.site': READ,
   },
   carol: {
     'gitlab-test': READ,
@@ -65,6 +72,8 @@ const MATRIX: Record<DemoUser, Record<(typeof PROJECTS)[number]['path'], Expect>
     'my-project': READ,
     'my-other-project': HIDDEN,
     'not-my-project': HIDDEN,
+    notes: READ,
+    'www.site': READ,
   },
   dave: {
     'gitlab-test': READ,
@@ -72,6 +81,8 @@ const MATRIX: Record<DemoUser, Record<(typeof PROJECTS)[number]['path'], Expect>
     'my-project': ALL,
     'my-other-project': ALL,
     'not-my-project': HIDDEN,
+    notes: READ,
+    'www.site': READ,
   },
 };
 

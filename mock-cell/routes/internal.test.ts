@@ -132,12 +132,12 @@ describe('internal API endpoints', () => {
     const token = await signShellJwt(shellKey);
     expect((await get('/api/v4/internal/discover?key_id=3', token)).json()).toEqual({
       id: 3,
-      name: 'BOB',
+      name: 'Bob',
       username: 'bob',
     });
     expect((await get('/api/v4/internal/discover?username=carol', token)).json()).toEqual({
       id: 4,
-      name: 'CAROL',
+      name: 'Carol',
       username: 'carol',
     });
     const unknown = await get('/api/v4/internal/discover?key_id=404', token);

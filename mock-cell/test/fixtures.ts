@@ -4,16 +4,18 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { jwtKey, signShellJwt, signWorkhorseJwt } from '../../lib/jwt.js';
 import { createLogger } from '../../lib/logger.js';
+import { DEMO_PROJECTS, DEMO_USERS, demoTopology as stackDemoTopology } from '../../stack/demo-topology.js';
+import { LOCAL_NET, stackPaths, stackPorts } from '../../stack/layout.js';
 import { buildCellApp, type CellAppDeps } from '../app.js';
 import { TopologyModel } from '../topology.js';
-import { AccessLevel, type Topology } from '../topology-types.js';
+import type { Topology } from '../topology-types.js';
 
 /**
- * A small copy of the architecture.md demo topology (the stack writes the real one): four cells,
- * cell_us0 legacy; gitlab-org (public projects) in cell_us0, not-my-company in cell_us1, my-company in
- * cell_eu0. root is admin, bob Maintainer of gitlab-org, dave Maintainer of my-company, alice Developer
- * and carol Reporter of my-company/my-project only. `main` is protected everywhere (Maintainers push,
- * nobody force-pushes).
+ * The mock cell's tests run on the stack's demo topology (`stack/demo-topology.ts`, seed 000): four
+ * cells, cell_us0 legacy; gitlab-org (public projects) in cell_us0, not-my-company and acme.corp in
+ * cell_us1, my-company and john.doe in cell_eu0. root is admin, bob Maintainer of gitlab-org, dave
+ * Maintainer of my-company, alice Developer and carol Reporter of my-company/my-project only. `main` is
+ * protected everywhere (Maintainers push, nobody force-pushes).
  */
 
 export const SHELL_SECRET = 'shell-secret-0123456789abcdef0123';
@@ -39,94 +41,42 @@ export function keyBlob(line: string): string {
   return line.split(' ')[1] as string;
 }
 
-export const USERS = [
-  { id: 1, username: 'root', admin: true, org: 'gitlab-com-public' },
-  { id: 2, username: 'alice', admin: false, org: 'my-organization' },
-  { id: 3, username: 'bob', admin: false, org: 'gitlab-com-public' },
-  { id: 4, username: 'carol', admin: false, org: 'my-organization' },
-  { id: 5, username: 'dave', admin: false, org: 'my-organization' },
-] as const;
+/** The demo users as the tests name them (`stack/demo-topology.ts` `DEMO_USERS`); `org` is the default organization. */
+export const USERS = DEMO_USERS.map((u) => ({
+  id: u.id,
+  username: u.username,
+  admin: 'admin' in u && u.admin,
+  org: u.defaultOrganization,
+}));
 
-export type DemoUser = (typeof USERS)[number]['username'];
+export type DemoUser = (typeof DEMO_USERS)[number]['username'];
 
 /** Key id of each demo user's SSH key (same as the user id). */
-export const keyIdOf = (username: DemoUser) => USERS.find((u) => u.username === username)?.id as number;
+export const keyIdOf = (username: DemoUser) =>
+  DEMO_USERS.find((u) => u.username === username)?.keyId as number;
 
-export const PROJECTS = [
-  { id: 1, namespace: 'gitlab-org', path: 'gitlab-test', visibility: 'public' },
-  { id: 2, namespace: 'gitlab-org', path: 'gitlab', visibility: 'public' },
-  { id: 3, namespace: 'my-company', path: 'my-project', visibility: 'private' },
-  { id: 4, namespace: 'my-company', path: 'my-other-project', visibility: 'private' },
-  { id: 5, namespace: 'not-my-company', path: 'not-my-project', visibility: 'private' },
-] as const;
+/** The demo projects (`stack/demo-topology.ts` `DEMO_PROJECTS`). */
+export const PROJECTS = DEMO_PROJECTS;
 
+/**
+ * The stack's demo topology (`stack/demo-topology.ts`) on the default ports, with storages under
+ * `storageRoot/<cell>` and each user's key `sshKeyLine(keyId)`. Two differences, for the tests:
+ * `externalUrl` is a public name rather than the router's loopback address, and `/explore` is pinned
+ * to `cell_eu1` (the demo pins every fixed route to the legacy cell, where a `fixed` answer could not
+ * be told from a fallback).
+ */
 export function demoTopology(storageRoot: string): Topology {
+  const paths = { ...stackPaths(storageRoot), storage: (cell: string) => join(storageRoot, cell) };
+  const keys = Object.fromEntries(DEMO_USERS.map((u) => [u.username, sshKeyLine(u.keyId)]));
+  // Through JSON, as the stack writes topology.json: the demo shares one protectedBranches array
+  // between its projects, and tests edit theirs.
+  const demo = JSON.parse(
+    JSON.stringify(stackDemoTopology(stackPorts(0), paths, keys, LOCAL_NET)),
+  ) as Topology;
   return {
+    ...demo,
     externalUrl: 'http://gitlab.example.test:8080/',
-    cells: CELLS.map((name, i) => ({
-      id: i + 1,
-      name,
-      legacy: i === 0,
-      region: name.includes('_us') ? 'us' : 'eu',
-      url: `http://127.0.0.1:${4001 + i}`,
-      gitaly: { address: `tcp://127.0.0.1:${9001 + i}`, storages: { default: join(storageRoot, name) } },
-    })),
-    organizations: [
-      { id: 1, path: 'gitlab-com-public', name: 'GitLab.com Public', cell: 'cell_us0' },
-      { id: 2, path: 'not-my-organization', name: 'Not My Organization', cell: 'cell_us1' },
-      { id: 3, path: 'my-organization', name: 'My Organization', cell: 'cell_eu0' },
-    ],
-    namespaces: [
-      { id: 1, path: 'gitlab-org', name: 'GitLab.org', kind: 'group', organization: 'gitlab-com-public' },
-      {
-        id: 2,
-        path: 'not-my-company',
-        name: 'Not My Company',
-        kind: 'group',
-        organization: 'not-my-organization',
-      },
-      { id: 3, path: 'my-company', name: 'My Company', kind: 'group', organization: 'my-organization' },
-      ...USERS.map((u) => ({
-        id: 10 + u.id,
-        path: u.username,
-        name: u.username,
-        kind: 'user' as const,
-        organization: u.org,
-      })),
-    ],
-    projects: PROJECTS.map((p) => ({
-      ...p,
-      name: p.path,
-      defaultBranch: 'main',
-      storage: 'default',
-      protectedBranches: [{ name: 'main', pushAccessLevel: AccessLevel.maintainer, allowForcePush: false }],
-    })),
-    users: USERS.map((u) => ({
-      id: u.id,
-      username: u.username,
-      name: u.username.toUpperCase(),
-      admin: u.admin,
-      defaultOrganization: u.org,
-      password: `${u.username}-password`,
-    })),
-    members: [
-      { user: 'bob', namespace: 'gitlab-org', accessLevel: AccessLevel.maintainer },
-      { user: 'dave', namespace: 'my-company', accessLevel: AccessLevel.maintainer },
-      { user: 'alice', project: 'my-company/my-project', accessLevel: AccessLevel.developer },
-      { user: 'carol', project: 'my-company/my-project', accessLevel: AccessLevel.reporter },
-    ],
-    keys: USERS.map((u) => ({
-      id: u.id,
-      user: u.username,
-      title: `${u.username}@demo`,
-      key: sshKeyLine(u.id),
-    })),
-    fixedRoutes: [
-      { path: '/admin', cell: 'cell_us0' },
-      { path: '/users', cell: 'cell_us0' },
-      { path: '/-/profile', cell: 'cell_us0', exact: true },
-      { path: '/explore', cell: 'cell_eu1' },
-    ],
+    fixedRoutes: demo.fixedRoutes.map((r) => (r.path === '/explore' ? { ...r, cell: 'cell_eu1' } : r)),
   };
 }
 

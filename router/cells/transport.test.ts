@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readBodyLimited } from '../../lib/streams.js';
-import { waitFor } from '../test-support/wait.js';
+import { waitUntil } from '../../test/helpers/poll.js';
 import { type CellTransport, createCellTransport, h2SafeHeaders } from './transport.js';
 
 type Closable = { close(cb?: () => void): unknown };
@@ -73,7 +73,7 @@ describe('h2c transport', () => {
     expect(sessions).toHaveLength(1);
 
     sessions[0]?.destroy();
-    await waitFor(() => sessions[0]?.destroyed, 2000, 'the session to close');
+    await waitUntil(() => sessions[0]?.destroyed, 2000, 'the session to close');
     await new Promise((r) => setTimeout(r, 50));
     const third = await t.open({ method: 'GET', path: '/c', headers: {}, streamBody: false });
     expect((await third.response).status).toBe(200);
@@ -93,7 +93,7 @@ describe('h2c transport', () => {
     const call = await t.open({ method: 'POST', path: '/x', headers: {}, streamBody: true });
     await call.response;
     call.cancel();
-    await waitFor(() => codes.length > 0, 2000, 'the server to see the reset');
+    await waitUntil(() => codes.length > 0, 2000, 'the server to see the reset');
     expect(codes).toEqual([http2.constants.NGHTTP2_CANCEL]);
   });
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeExitStatus, encodeFrame, ResponseFrame } from '../../lib/framing.js';
+import { waitUntil } from '../../test/helpers/poll.js';
 import { collect, ssh } from '../test-support/clients.js';
 import { errorFrames } from '../test-support/fake-cell.js';
 import { startTestStack, type TestStack } from '../test-support/stack.js';
-import { waitFor } from '../test-support/wait.js';
 
 /** What the SSH user sees when the tunnel fails, and what the cell sees when the user leaves. */
 let stack: TestStack;
@@ -108,14 +108,14 @@ describe('client disconnect', () => {
     });
     const exited = new Promise((resolve) => client.on('close', resolve));
     // The advertisement arrived: git upload-pack now waits for the client's wants.
-    await waitFor(() => stdout.includes('refs/heads/main'), 10_000, 'the ref advertisement');
+    await waitUntil(() => stdout.includes('refs/heads/main'), 10_000, 'the ref advertisement');
     const request = cell.seen('/acme/slow.git/ssh-upload-pack')[before];
     expect(request?.exitCode).toBeUndefined();
     client.kill('SIGKILL');
     await exited;
-    await waitFor(() => request?.cancelled, 10_000, 'the cell to see the stream cancelled');
+    await waitUntil(() => request?.cancelled, 10_000, 'the cell to see the stream cancelled');
     // The cell killed git upload-pack (no exit code: ended by a signal).
-    await waitFor(() => request?.exitCode !== undefined, 5000, 'git to be killed');
+    await waitUntil(() => request?.exitCode !== undefined, 5000, 'git to be killed');
     expect(request?.exitCode).toBeNull();
   });
 });
@@ -139,10 +139,10 @@ describe('session outcomes', () => {
     slow.stdout.on('data', (d: Buffer) => {
       stdout += d.toString('latin1');
     });
-    await waitFor(() => stdout.includes('refs/heads/main'), 10_000, 'the ref advertisement');
+    await waitUntil(() => stdout.includes('refs/heads/main'), 10_000, 'the ref advertisement');
     slow.kill('SIGKILL');
     const expected = { ok: 1, policy: 1, 'client-gone': 1, system: 1 };
-    await waitFor(
+    await waitUntil(
       () => JSON.stringify(delta()) === JSON.stringify(expected),
       10_000,
       'four counted sessions',

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../../test/helpers/poll.js';
 import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
 import { collect, makeKeyPair, ssh } from '../test-support/clients.js';
 import { createWorld, type FakeCell, startFakeCells } from '../test-support/fake-cell.js';
 import { CELLS } from '../test-support/stack.js';
-import { waitFor } from '../test-support/wait.js';
 
 /** `router/main.ts` as its own process: config errors, the listening line, signals. */
 let dir: string;
@@ -98,7 +98,7 @@ describe('router main', () => {
 
   it('logs one listening line, serves SSH and metrics, and stops on SIGTERM with exit 0', async () => {
     const r = start(validConfig(), { ROUTER_LOG_LEVEL: 'info' });
-    const line = await waitFor(
+    const line = await waitUntil(
       () =>
         r
           .out()

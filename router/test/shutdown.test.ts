@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '../../test/helpers/poll.js';
 import { collect, ssh } from '../test-support/clients.js';
 import { startTestStack, type TestStack } from '../test-support/stack.js';
-import { waitFor } from '../test-support/wait.js';
 
 /**
  * Connection lifetime: graceful shutdown (stop accepting, let sessions finish within the grace
@@ -22,7 +22,7 @@ async function stalledFetch(s: TestStack) {
     stdout += d.toString('latin1');
   });
   const result = collectLater(client);
-  await waitFor(() => stdout.includes('refs/heads/main'), 10_000, 'the ref advertisement');
+  await waitUntil(() => stdout.includes('refs/heads/main'), 10_000, 'the ref advertisement');
   return { client, result };
 }
 
@@ -63,7 +63,7 @@ describe('shutdown', () => {
     const request = stack.cell('cell_eu0').seen('/acme/app.git/ssh-upload-pack')[0];
     await stack.router.close();
     expect(await result).not.toBe(0);
-    await waitFor(() => request?.cancelled, 5000, 'the tunnel to be cancelled');
+    await waitUntil(() => request?.cancelled, 5000, 'the tunnel to be cancelled');
   });
 
   it('refuses new SSH logins on a stopped router', async () => {

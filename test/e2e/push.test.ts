@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtKey, signShellJwt } from '../../lib/jwt.js';
 import { projectRoot } from '../../lib/proto.js';
 import { readSecretFile } from '../../lib/secrets.js';
-import { eventually, gitChildrenOf } from '../helpers/procs.js';
+import { waitUntil } from '../helpers/poll.js';
+import { gitChildrenOf } from '../helpers/procs.js';
 import { run, runOk } from '../helpers/run.js';
 import { type RunningStack, startStack } from '../helpers/stack.js';
 
@@ -254,7 +255,12 @@ describe('push through router → bridge → Gitaly with GitLab’s access rules
     const gitalyPids = Object.entries(stack.json.pids)
       .filter(([name]) => name.startsWith('gitaly-'))
       .map(([, pid]) => pid);
-    expect(await eventually(() => gitChildrenOf(gitalyPids).length === 0, 5_000)).toBe(true);
+    await waitUntil(
+      () => gitChildrenOf(gitalyPids).length === 0,
+      5_000,
+      'no git child of mock Gitaly left',
+      100,
+    );
     expect(await bareRefs('my-company/my-project')).toBe(before);
   });
 });

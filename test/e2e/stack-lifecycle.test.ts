@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventually, isAlive } from '../helpers/procs.js';
+import { waitUntil } from '../helpers/poll.js';
+import { isAlive } from '../helpers/procs.js';
 import { run } from '../helpers/run.js';
 import { startStack } from '../helpers/stack.js';
 
@@ -36,7 +37,12 @@ describe('npm start stack', () => {
       const pids = [a, b].flatMap((s) => Object.values(s.json.pids));
       // Ctrl-C equivalent: the stack itself must end every service and exit 0.
       expect(await Promise.all([a.terminate(), b.terminate()])).toEqual([0, 0]);
-      expect(await eventually(() => pids.every((p) => !isAlive(p)), 5_000)).toBe(true);
+      await waitUntil(
+        () => pids.every((p) => !isAlive(p)),
+        5_000,
+        'every service of both stacks to end',
+        100,
+      );
       expect(existsSync(join(a.dataDir, 'stack.json'))).toBe(false);
       await Promise.all([a.stop(), b.stop()]);
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { eventually, listProcesses } from '../helpers/procs.js';
+import { waitUntil } from '../helpers/poll.js';
+import { listProcesses } from '../helpers/procs.js';
 import { startStack } from '../helpers/stack.js';
 
 /** Those of `pids` that still run (zombies, which have ended but are not reaped yet, are left out). */
@@ -27,7 +28,7 @@ describe('stack main process killed with SIGKILL', () => {
 
       process.kill(main?.pid as number, 'SIGKILL');
       // Asserted before stack.stop(), which would kill the whole process group anyway.
-      await eventually(() => stillRunning(pids).length === 0, 10_000);
+      await waitUntil(() => stillRunning(pids).length === 0, 10_000, 'every service to end by itself', 100);
       expect(stillRunning(pids)).toEqual([]);
     } finally {
       await stack.stop();

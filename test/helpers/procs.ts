@@ -60,16 +60,6 @@ export function gitChildrenOf(pids: number[]): Proc[] {
     .filter((p) => p.comm.startsWith('git') && p.state !== 'Z');
 }
 
-/** Polls until `check` returns true or the time is up; returns the last result. */
-export async function eventually(check: () => boolean, ms = 5_000, step = 100): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, step));
-  }
-  return check();
-}
-
 /**
  * Live processes (zombies left out) of the process group `pgid` or whose command line contains
  * `marker` (e.g. a stack's data folder, which is in every service's `--config` path).

@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, listProcesses } from '../helpers/procs.js';
+import { waitUntil } from '../helpers/poll.js';
+import { listProcesses } from '../helpers/procs.js';
 import { type RunResult, run, runOk } from '../helpers/run.js';
 import { buildGoProgram, GO_INSTALL_HINT, goToolchain, removeGoBuilds } from './go-build.js';
 import { type GoServer, startServer } from './go-server.js';
@@ -177,9 +178,9 @@ describe('Go interop peers: workhorse-client → gitaly-server', () => {
       expect(head).toBe(await gitOk(['--git-dir', bare, 'rev-parse', 'main']));
       expect(eager.log()).toMatch(/eager backchannel: opened yamux stream 2/);
       // The client served HTTP/2 on it: its SETTINGS (and the ACK of ours) reached the server.
-      const logged = (re: RegExp) => eventually(() => re.test(eager.log()));
-      expect(await logged(/eager backchannel stream 2: SETTINGS ack=false/)).toBe(true);
-      expect(await logged(/eager backchannel stream 2: SETTINGS ack=true/)).toBe(true);
+      const logged = (re: RegExp) => waitUntil(() => re.test(eager.log()), 5_000, `the log line ${re}`, 100);
+      await logged(/eager backchannel stream 2: SETTINGS ack=false/);
+      await logged(/eager backchannel stream 2: SETTINGS ack=true/);
     } finally {
       server = previous;
       await eager.stop();
@@ -215,6 +216,6 @@ describe('Go interop peers: workhorse-client → gitaly-server', () => {
     const markers = [dir, serverBin, client];
     const left = () =>
       listProcesses().filter((p) => p.state !== 'Z' && markers.some((m) => p.cmdline.includes(m)));
-    expect(await eventually(() => left().length === 0)).toBe(true);
+    await waitUntil(() => left().length === 0, 5_000, 'no Go peer left', 100);
   });
 });

@@ -1,0 +1,8 @@
+// Original file: protos/topology_service/cell_info.proto
+
+
+export interface GetCellsRequest {
+}
+
+export interface GetCellsRequest__Output {
+}

@@ -1,0 +1,8 @@
+// Original file: protos/topology_service/health_service.proto
+
+
+export interface ReadinessProbeResponse {
+}
+
+export interface ReadinessProbeResponse__Output {
+}

@@ -8,7 +8,11 @@ import { encodePkt, FLUSH_PKT } from '../lib/pktline.js';
 import { encodeStdin, SIDECHANNEL_OK, STDIN_FLUSH } from '../lib/sidechannel.js';
 import { Flag, FrameType } from '../lib/yamux/index.js';
 import { UNKNOWN_UPLOAD_PACK } from './ssh-service.js';
-import { type BackchannelClient, connectBackchannel, SidechannelCall } from './testing/backchannel-client.js';
+import {
+  type BackchannelClient,
+  connectBackchannel,
+  SidechannelCall,
+} from './test-support/backchannel-client.js';
 import {
   authMetadata,
   cleanup,
@@ -23,8 +27,8 @@ import {
   tempDir,
   until,
   waitForNoGit,
-} from './testing/harness.js';
-import { RawBackchannel, readPreamble } from './testing/raw-backchannel.js';
+} from './test-support/harness.js';
+import { RawBackchannel, readPreamble } from './test-support/raw-backchannel.js';
 
 /** The listener, the yamux session and the emulation switches, seen from real clients and raw bytes. */
 

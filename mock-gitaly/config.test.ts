@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../lib/config.js';
 import { loadGitalyConfig } from './config.js';
-import { cleanup, tempDir, writeSecret } from './testing/harness.js';
+import { cleanup, tempDir, writeSecret } from './test-support/harness.js';
 
 afterEach(cleanup);
 

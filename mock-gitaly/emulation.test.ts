@@ -5,7 +5,7 @@ import { gitalyAuthHeader } from '../lib/gitaly-auth.js';
 import { encodePkt, FLUSH_PKT } from '../lib/pktline.js';
 import { SIDECHANNEL_MAGIC } from '../lib/sidechannel.js';
 import { DEFAULT_MAX_FRAME_DATA, Flag, FrameType, type YamuxStream } from '../lib/yamux/index.js';
-import { connectBackchannel, SidechannelCall } from './testing/backchannel-client.js';
+import { connectBackchannel, SidechannelCall } from './test-support/backchannel-client.js';
 import {
   authMetadata,
   cleanup,
@@ -16,13 +16,13 @@ import {
   startGitaly,
   stubHookProgram,
   until,
-} from './testing/harness.js';
+} from './test-support/harness.js';
 import {
   inboundDataFrames,
   RawBackchannel,
   rawSidechannelFetch,
   readPreamble,
-} from './testing/raw-backchannel.js';
+} from './test-support/raw-backchannel.js';
 
 /** The emulation switches, each seen from the client's side of the wire. */
 

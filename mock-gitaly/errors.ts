@@ -1,5 +1,5 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
-import { AppError } from '../lib/errors.js';
+import { AppError, type ErrorFactory, errorFactory } from '../lib/errors.js';
 
 /**
  * mock Gitaly's error registry. Every failure a call can end with is one of these: a stable `code` for
@@ -20,8 +20,13 @@ export class RpcError extends AppError {
   }
 }
 
-function defineRpcError(code: string, grpcCode: status, statusCode: number) {
-  return (message: string, cause?: unknown) => new RpcError(code, grpcCode, message, { statusCode, cause });
+/** One registry entry; the factory carries its `code` (`Unimplemented.code`, `Unimplemented.is(err)`). */
+function defineRpcError(code: string, grpcCode: status, statusCode: number): ErrorFactory<RpcError> {
+  return errorFactory(
+    code,
+    statusCode,
+    (message, cause) => new RpcError(code, grpcCode, message, { statusCode, cause }),
+  );
 }
 
 export const Unauthenticated = defineRpcError('GITALY_UNAUTHENTICATED', status.UNAUTHENTICATED, 401);

@@ -14,7 +14,7 @@ import {
   startGitaly,
   tempDir,
   writeSecret,
-} from './testing/harness.js';
+} from './test-support/harness.js';
 
 /** Real git clients (clone, push, archive --remote) through the server, via a fake `ssh`. */
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   programs = await compilePrograms([
     'mock-gitaly/hook-main.ts',
     'mock-gitaly/main.ts',
-    'mock-gitaly/testing/fake-ssh.ts',
+    'mock-gitaly/test-support/fake-ssh.ts',
   ]);
 }, 120_000);
 afterAll(() => programs?.cleanup());
@@ -81,7 +81,7 @@ let commit: string;
 
 function sshEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
-    GIT_SSH_COMMAND: `"${process.execPath}" "${programs.path('mock-gitaly/testing/fake-ssh.ts')}"`,
+    GIT_SSH_COMMAND: `"${process.execPath}" "${programs.path('mock-gitaly/test-support/fake-ssh.ts')}"`,
     GIT_SSH_VARIANT: 'ssh',
     FAKE_SSH_GITALY: g.address,
     FAKE_SSH_TOKEN: g.token,

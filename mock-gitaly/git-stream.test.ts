@@ -4,6 +4,7 @@ import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../lib/logger.js';
 import type { SSHStreamResponse } from '../lib/proto.js';
+import { waitUntil } from '../test/helpers/poll.js';
 import { GitFailed } from './errors.js';
 import { baseEnv } from './git-command.js';
 import { GitProcessRegistry } from './git-process.js';
@@ -222,7 +223,7 @@ describe('runGitStream', () => {
     call.cancel();
     const result = await done;
     expect(result.outcome).toBe('cancelled');
-    await sleep(300);
+    await waitUntil(() => !groupAlive(pid), 300, 'the process group to be gone');
     expect(groupAlive(pid)).toBe(false);
     expect(call.error).toBeUndefined();
   });

@@ -12,7 +12,7 @@ import {
   runHook,
 } from './hook-run.js';
 import { encodeHooksPayload, HOOKS_PAYLOAD_ENV } from './hooks-payload.js';
-import { cleanup, tempDir, writeSecret } from './testing/harness.js';
+import { cleanup, tempDir, writeSecret } from './test-support/harness.js';
 
 afterEach(cleanup);
 

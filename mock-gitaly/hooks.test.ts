@@ -2,7 +2,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultHookProgram, installHooks } from './hooks.js';
-import { cleanup, run, tempDir } from './testing/harness.js';
+import { cleanup, run, tempDir } from './test-support/harness.js';
 
 afterEach(cleanup);
 

@@ -9,7 +9,7 @@ import { createLogger } from '../lib/logger.js';
 import { encodePkt, FLUSH_PKT } from '../lib/pktline.js';
 import { loadSshService } from '../lib/proto.js';
 import { peekMagic } from './listener.js';
-import { connectBackchannel, SidechannelCall } from './testing/backchannel-client.js';
+import { connectBackchannel, SidechannelCall } from './test-support/backchannel-client.js';
 import {
   authMetadata,
   cleanup,
@@ -20,7 +20,7 @@ import {
   startGitaly,
   stubHookProgram,
   tempDir,
-} from './testing/harness.js';
+} from './test-support/harness.js';
 
 /** TLS and unix listeners (the bridge dials `tls://` and `unix:`), and the 11-byte peek itself. */
 

@@ -1,38 +1,24 @@
-import { ConfigError, readConfigFile } from '../lib/config.js';
-import { createLogger } from '../lib/logger.js';
-import { stopOnSignals } from '../lib/shutdown.js';
-import { supervisorPid } from '../lib/supervisor-watch.js';
-import { type GitalyConfig, loadGitalyConfig } from './config.js';
-import { buildGitalyServer, formatAddress } from './server.js';
+import { readConfigFile } from '../lib/config.js';
+import { formatHostPort } from '../lib/listen-address.js';
+import { runService } from '../lib/service.js';
+import { loadGitalyConfig } from './config.js';
+import { buildGitalyServer } from './server.js';
 
-/** Exit code for a bad configuration (EX_CONFIG). */
-const EX_CONFIG = 78;
+/** How long running calls may take to finish on SIGTERM before their git processes are killed. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-let config: GitalyConfig;
-let supervisor: number | undefined;
-try {
-  config = loadGitalyConfig(readConfigFile(process.argv), process.env);
-  supervisor = supervisorPid(process.env);
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
-  process.stderr.write(`mock-gitaly: bad configuration: ${err.message}\n`);
-  process.exit(EX_CONFIG);
-}
-
-const logger = createLogger('mock-gitaly', config.logLevel);
-const gitaly = buildGitalyServer(config, logger);
-let port: number;
-try {
-  ({ port } = await gitaly.start());
-} catch (err) {
-  logger.fatal({ err }, 'cannot start');
-  await gitaly.stop(0);
-  process.exit(1);
-}
-stopOnSignals({ logger, supervisorPid: supervisor, close: () => gitaly.stop(SHUTDOWN_GRACE_MS) });
-// Announced only once SIGTERM is handled: whoever waits for this line may signal at once.
-logger.info(
-  { address: formatAddress(config.listen.host, port), storages: Object.keys(config.storages) },
-  'listening',
-);
+/** `node dist/mock-gitaly/main.js --config <file.json>` (+ `GITALY_*` environment overrides). */
+void runService({
+  name: 'mock-gitaly',
+  load: (argv, env) => ({ config: loadGitalyConfig(readConfigFile(argv), env) }),
+  build: ({ config }, logger) => {
+    const gitaly = buildGitalyServer(config, logger);
+    return {
+      listen: async () => {
+        const { port } = await gitaly.start();
+        return { address: formatHostPort(config.listen.host, port), storages: Object.keys(config.storages) };
+      },
+      close: () => gitaly.stop(SHUTDOWN_GRACE_MS),
+    };
+  },
+});

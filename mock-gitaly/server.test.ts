@@ -4,6 +4,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../lib/logger.js';
 import { decodeAll, encodePkt, FLUSH_PKT } from '../lib/pktline.js';
+import { waitUntil } from '../test/helpers/poll.js';
 import { buildGitalyServer } from './server.js';
 import {
   authMetadata,
@@ -15,7 +16,7 @@ import {
   startGitaly,
   stubHookProgram,
   tempDir,
-} from './testing/harness.js';
+} from './test-support/harness.js';
 
 const REPO = '@hashed/6b/86/6b86b273ff34fce19e6b804eff5a3f5747ada4ea2d0ed1085b6a3b9d6d3e5a0b.git';
 const repository = { storage_name: 'default', relative_path: REPO, gl_repository: 'project-1' };
@@ -242,7 +243,7 @@ describe('SSHUploadPack', () => {
     await call.waitForStdout((out) => out.toString().endsWith('0000'));
     expect(gitChildren().length).toBeGreaterThan(0);
     call.call.cancel();
-    await new Promise((r) => setTimeout(r, 2000));
+    await waitUntil(() => gitChildren().length === 0, 2000, 'no git child left', 100);
     expect(gitChildren()).toEqual([]);
   });
 });

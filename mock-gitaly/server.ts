@@ -35,11 +35,6 @@ const SERVER_OPTIONS: grpc.ServerOptions = {
   'grpc.http2.min_ping_interval_without_data_ms': 10_000,
 };
 
-/** `host:port`, with an IPv6 host in brackets. */
-export function formatAddress(host: string, port: number): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
-
 /** tryShutdown on every server; after `graceMs`, `onTimeout` and forceShutdown. */
 async function shutdownServers(servers: grpc.Server[], graceMs: number, onTimeout: () => void) {
   await new Promise<void>((resolve) => {

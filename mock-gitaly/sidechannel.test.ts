@@ -1,7 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DELIM_PKT, encodePkt, FLUSH_PKT } from '../lib/pktline.js';
-import { type BackchannelClient, connectBackchannel, SidechannelCall } from './testing/backchannel-client.js';
+import {
+  type BackchannelClient,
+  connectBackchannel,
+  SidechannelCall,
+} from './test-support/backchannel-client.js';
 import {
   authMetadata,
   cleanup,
@@ -12,7 +16,7 @@ import {
   startGitaly,
   stubHookProgram,
   waitForNoGit,
-} from './testing/harness.js';
+} from './test-support/harness.js';
 
 /**
  * `SSHUploadPackWithSidechannel` against a real git, with Gitaly's own cases

@@ -12,7 +12,7 @@ import {
   startGitaly,
   tempDir,
   waitForNoGit,
-} from './testing/harness.js';
+} from './test-support/harness.js';
 
 /**
  * An independent client: the Workhorse/gitlab-shell-like Go program of `test/interop` (hashicorp

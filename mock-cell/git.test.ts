@@ -2,8 +2,8 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitInspector } from './git.js';
-import { tempDir } from './test/fixtures.js';
-import { createBareRepo, type RepoCommits } from './test/git-repo.js';
+import { tempDir } from './test-support/fixtures.js';
+import { createBareRepo, type RepoCommits } from './test-support/git-repo.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;

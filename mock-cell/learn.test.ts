@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { learn } from './learn.js';
-import { CELLS, demoModel, shellHeaders, testApp } from './test/fixtures.js';
+import { CELLS, demoModel, shellHeaders, testApp } from './test-support/fixtures.js';
 
 const model = demoModel();
 

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hashedRepoPath } from '../lib/repo-path.js';
 import { learn } from './learn.js';
 import { moveOrganization } from './org-move.js';
-import { demoModel, shellHeaders, tempDir, testApp } from './test/fixtures.js';
-import { createBareRepo, git } from './test/git-repo.js';
+import { demoModel, shellHeaders, tempDir, testApp } from './test-support/fixtures.js';
+import { createBareRepo, git } from './test-support/git-repo.js';
 
 let cleanups: (() => unknown)[] = [];
 afterEach(async () => {

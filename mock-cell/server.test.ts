@@ -13,7 +13,7 @@ import {
   tempDir,
   testDeps,
   WORKHORSE_SECRET,
-} from './test/fixtures.js';
+} from './test-support/fixtures.js';
 
 let cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAppError } from '../lib/errors.js';
-import { demoModel, demoTopology, keyBlob, sshKeyLine, tempDir } from './test/fixtures.js';
+import { TopologyInvalid } from './errors.js';
+import { demoModel, demoTopology, keyBlob, sshKeyLine, tempDir } from './test-support/fixtures.js';
 import { loadTopologyFile, TopologyModel } from './topology.js';
 import { AccessLevel, type Topology } from './topology-types.js';
 
@@ -14,7 +14,7 @@ function problemsOf(edit: (t: Topology) => void): string | undefined {
     TopologyModel.fromJson(t);
     return undefined;
   } catch (err) {
-    if (!isAppError(err) || err.code !== 'CELL_TOPOLOGY_INVALID') throw err;
+    if (!TopologyInvalid.is(err)) throw err;
     return err.message;
   }
 }

@@ -11,7 +11,7 @@ import {
   PROJECTS,
   shellHeaders,
   testApp,
-} from '../test/fixtures.js';
+} from '../test-support/fixtures.js';
 
 const model = demoModel();
 const apps = new Map<string, FastifyInstance>(CELLS.map((c) => [c, testApp(model, c)]));

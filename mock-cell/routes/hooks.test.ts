@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { HookLog } from '../hook-log.js';
-import { demoModel, shellHeaders, testApp } from '../test/fixtures.js';
+import { demoModel, shellHeaders, testApp } from '../test-support/fixtures.js';
 
 const ZERO = '0'.repeat(40);
 const A = 'a'.repeat(40);

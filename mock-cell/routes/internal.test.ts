@@ -1,7 +1,7 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jwtKey, signShellJwt } from '../../lib/jwt.js';
-import { demoModel, keyBlob, shellHeaders, shellKey, sshKeyLine, testApp } from '../test/fixtures.js';
+import { demoModel, keyBlob, shellHeaders, shellKey, sshKeyLine, testApp } from '../test-support/fixtures.js';
 
 /** Key bytes 0xfb encode with "+" in base64, which an unescaped query string turns into a space. */
 const PLUS_KEY = sshKeyLine(0xfb);

@@ -10,7 +10,7 @@ import {
   shellKey,
   testApp,
   workhorseKey,
-} from '../test/fixtures.js';
+} from '../test-support/fixtures.js';
 
 const model = demoModel();
 const eu0 = testApp(model, 'cell_eu0');

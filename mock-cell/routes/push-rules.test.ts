@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashedRepoPath } from '../../lib/repo-path.js';
 import { AccessMessages } from '../access.js';
-import { demoModel, shellHeaders, tempDir, testApp } from '../test/fixtures.js';
-import { createBareRepo, quarantineCommit, type RepoCommits } from '../test/git-repo.js';
+import { demoModel, shellHeaders, tempDir, testApp } from '../test-support/fixtures.js';
+import { createBareRepo, quarantineCommit, type RepoCommits } from '../test-support/git-repo.js';
 import type { TopologyModel } from '../topology.js';
 import { AccessLevel } from '../topology-types.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { learn } from '../learn.js';
-import { demoModel, shellHeaders, testApp } from '../test/fixtures.js';
+import { demoModel, shellHeaders, testApp } from '../test-support/fixtures.js';
 import { HANDLERS } from '../web/dispatch.js';
 import { routesSnapshot, snapshotText } from './snapshot.js';
 import { templateOf } from './spec.js';

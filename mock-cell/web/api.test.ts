@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeRoutableToken } from '../../lib/routable-token.js';
 import { SessionStore } from '../sessions.js';
-import { CELLS, demoModel, testApp } from '../test/fixtures.js';
+import { CELLS, demoModel, testApp } from '../test-support/fixtures.js';
 import { TokenStore } from '../tokens.js';
 
 const model = demoModel();

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SessionStore } from '../sessions.js';
-import { CELLS, demoModel, testApp } from '../test/fixtures.js';
+import { CELLS, demoModel, testApp } from '../test-support/fixtures.js';
 import { TokenStore } from '../tokens.js';
 
 /** The four demo cells of one process: one model, one session store, one token store. */

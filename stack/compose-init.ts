@@ -1,24 +1,96 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { connect } from 'node:net';
 import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js';
 import { demoTopology } from './demo-topology.js';
-import { COMPOSE_NET, DEMO_CELLS, stackPaths, stackPorts } from './layout.js';
+import {
+  COMPOSE_NET,
+  DEMO_CELLS,
+  type DemoCell,
+  HOST,
+  type StackNet,
+  type StackPaths,
+  stackPaths,
+  stackPorts,
+} from './layout.js';
 import { planServices } from './stack-config.js';
 
 /**
- * The `init` service of compose.yaml: writes demo data and one config file per container into
- * STACK_DATA_DIR (a volume shared by all containers), with services reaching each other by their
- * compose names. Unlike `npm start`, each cell gets its own mock-cell container.
+ * Where the services of the compose world reach each other: by compose service name, except that
+ * `gitalyHosts` may point a cell at another Gitaly container (the `gitlab` profile's real Gitaly).
  */
-export async function composeInit(dataDir: string): Promise<string[]> {
+export function composeNet(gitalyHosts: Record<string, string> = {}): StackNet {
+  return {
+    bind: COMPOSE_NET.bind,
+    host: (service, cell) =>
+      (service === 'gitaly' && cell && gitalyHosts[cell.name]) || COMPOSE_NET.host(service, cell),
+  };
+}
+
+/**
+ * Config of GitLab's own Gitaly (`gitlab` profile of compose.yaml, not exercised here) for `cell`:
+ * the same storage volume, token, Rails and shell secret as that cell's mock Gitaly. Gitaly takes the
+ * token as a literal, so this file holds a secret (mode 600).
+ */
+export function gitalyToml(paths: StackPaths, port: number, cell: DemoCell, token: string): string {
+  const rails = `http://${COMPOSE_NET.host('rails', cell)}:${stackPorts(0).rails(cell.id)}`;
+  return [
+    `# GitLab Gitaly for ${cell.name}, written by stack/compose-init.ts`,
+    `listen_addr = "0.0.0.0:${port}"`,
+    `runtime_dir = "${paths.gitalyRuntime(cell.name)}-gitlab"`,
+    'bin_dir = "/usr/local/bin"',
+    '[git]',
+    'use_bundled_binaries = true',
+    '[[storage]]',
+    'name = "default"',
+    `path = "${paths.storage(cell.name)}"`,
+    '[auth]',
+    `token = "${token}"`,
+    '[gitlab]',
+    `url = "${rails}"`,
+    `secret_file = "${paths.shellSecret}"`,
+    '[hooks]',
+    'custom_hooks_dir = "/tmp/gitaly-custom-hooks"',
+    '[logging]',
+    'format = "json"',
+    'level = "info"',
+    '',
+  ].join('\n');
+}
+
+/** The cell whose storage the `gitlab` profile's real Gitaly serves (the spare cell, empty at first). */
+export const GITLAB_GITALY_CELL = DEMO_CELLS[3];
+
+/**
+ * The `init` service of compose.yaml: writes demo data and one config file per container into
+ * STACK_DATA_DIR (volumes shared by the containers), with services reaching each other by their
+ * compose names. Unlike `npm start`, each cell gets its own mock-cell container. Also writes
+ * `known_hosts` for the router as the client container (`router:2222`) and the host
+ * (`127.0.0.1:2222`) reach it. `COMPOSE_GITALY_<CELL>` (e.g. `COMPOSE_GITALY_CELL_EU1=gitaly-gitlab`)
+ * points a cell at another Gitaly container.
+ */
+export async function composeInit(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   const paths = stackPaths(dataDir);
   const ports = stackPorts(0);
   await mkdir(paths.configDir, { recursive: true });
   const publicKeys = await ensureDemoSecretsAndKeys(paths);
-  const topology = demoTopology(ports, paths, publicKeys, COMPOSE_NET);
+  const gitalyHosts: Record<string, string> = {};
+  for (const cell of DEMO_CELLS) {
+    const host = env[`COMPOSE_GITALY_${cell.name.toUpperCase()}`];
+    if (host) gitalyHosts[cell.name] = host;
+  }
+  const net = composeNet(gitalyHosts);
+  const topology = demoTopology(ports, paths, publicKeys, net);
   await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
   await ensureDemoRepositories(topology);
-  const written: string[] = [];
-  for (const planned of planServices(paths, ports, COMPOSE_NET, 'info')) {
+  const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
+  const knownHosts = `${paths.root}/known_hosts`;
+  await writeFile(
+    knownHosts,
+    `[${COMPOSE_NET.host('router')}]:${ports.routerSsh} ${hostKey}\n[${HOST}]:${ports.routerSsh} ${hostKey}\n`,
+  );
+  const written: string[] = [knownHosts];
+  for (const planned of planServices(paths, ports, net, 'info')) {
     if (planned.spec.service !== 'mock-cell') {
       await writeFile(planned.spec.configFile, `${JSON.stringify(planned.config, null, 2)}\n`);
       written.push(planned.spec.configFile);
@@ -31,15 +103,123 @@ export async function composeInit(dataDir: string): Promise<string[]> {
       written.push(file);
     }
   }
+  const token = (await readFile(paths.gitalyToken, 'utf8')).trim();
+  const toml = `${paths.configDir}/gitaly-gitlab.toml`;
+  const cell = GITLAB_GITALY_CELL;
+  await writeFile(toml, gitalyToml(paths, ports.gitaly(cell.id), cell, token), { mode: 0o600 });
+  written.push(toml);
   return written;
 }
 
+/** One check of a container's health: a TCP connect, or an HTTP GET that must answer below 500. */
+export interface HealthProbe {
+  kind: 'tcp' | 'http' | 'ssh';
+  port: number;
+  path?: string;
+}
+
+function portOf(address: unknown): number {
+  const s = String(address);
+  return Number(s.slice(s.lastIndexOf(':') + 1));
+}
+
+/** What `health` checks for a service, from its config file (the addresses it binds). */
+export function healthProbes(service: string, config: Record<string, unknown>): HealthProbe[] {
+  switch (service) {
+    case 'router':
+      return [
+        { kind: 'ssh', port: portOf(config.sshListen) },
+        // the router answers /api/v4/internal/… itself (404), without asking a cell
+        { kind: 'http', port: portOf(config.httpListen), path: '/api/v4/internal/health' },
+        ...(config.metricsListen
+          ? [{ kind: 'http' as const, port: portOf(config.metricsListen), path: '/metrics' }]
+          : []),
+      ];
+    case 'bridge':
+      return [
+        { kind: 'tcp', port: portOf(config.listen) },
+        ...(config.metricsListen
+          ? [{ kind: 'http' as const, port: portOf(config.metricsListen), path: '/readiness' }]
+          : []),
+      ];
+    case 'mock-cell':
+      return (config.listen as Array<{ address: string }>).map((l) => ({
+        kind: 'http' as const,
+        port: portOf(l.address),
+        path: '/api/v4/internal/check',
+      }));
+    case 'mock-gitaly':
+      return [{ kind: 'tcp', port: portOf(config.listen) }];
+    default:
+      return [];
+  }
+}
+
+function probe(p: HealthProbe, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => reject(new Error(`${p.kind} 127.0.0.1:${p.port}${p.path ?? ''}: ${why}`));
+    if (p.kind === 'http') {
+      const req = request({ host: '127.0.0.1', port: p.port, path: p.path, timeout: timeoutMs }, (res) => {
+        res.resume();
+        if ((res.statusCode ?? 500) < 500) resolve();
+        else fail(`HTTP ${res.statusCode}`);
+      });
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('error', (err) => fail(err.message));
+      req.end();
+      return;
+    }
+    const socket = connect({ host: '127.0.0.1', port: p.port, timeout: timeoutMs });
+    socket.on('timeout', () => socket.destroy(new Error('timed out')));
+    socket.on('error', (err) => fail(err.message));
+    if (p.kind === 'tcp') {
+      socket.on('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      return;
+    }
+    // ssh: the server's identification line proves it serves SSH, not just that the port is bound
+    socket.once('data', (chunk) => {
+      socket.destroy();
+      if (chunk.toString('latin1').startsWith('SSH-2.0-')) resolve();
+      else fail('no SSH identification line');
+    });
+  });
+}
+
+/**
+ * The containers' healthcheck (Dockerfile HEALTHCHECK, compose.yaml `healthcheck`): finds the
+ * service this container runs (`node dist/<service>/main.js --config <file>`, pid 1) and checks every
+ * address of its config from inside the container. A container running something else is healthy.
+ */
+export async function composeHealth(cmdline: string[], timeoutMs = 2_000): Promise<string> {
+  const main = cmdline.find((a) => /^(?:\/app\/)?dist\/[^/]+\/main\.js$/.test(a));
+  const configAt = cmdline.indexOf('--config');
+  if (!main || configAt < 0 || !cmdline[configAt + 1]) return 'not a service container';
+  const service = main.split('/').at(-2) as string;
+  const config = JSON.parse(await readFile(cmdline[configAt + 1] as string, 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  const probes = healthProbes(service, config);
+  await Promise.all(probes.map((p) => probe(p, timeoutMs)));
+  return `${service}: ${probes.map((p) => `${p.kind} ${p.port}`).join(', ')} answer`;
+}
+
 if (process.argv[1]?.endsWith('compose-init.js')) {
-  composeInit(process.env.STACK_DATA_DIR ?? '/data').then(
-    (files) => process.stdout.write(`compose init wrote ${files.length} config files\n`),
-    (err: unknown) => {
-      process.stderr.write(`compose init failed: ${(err as Error).message}\n`);
-      process.exit(1);
-    },
-  );
+  const fail = (what: string) => (err: unknown) => {
+    process.stderr.write(`${what}: ${(err as Error).message}\n`);
+    process.exit(1);
+  };
+  if (process.argv[2] === 'health') {
+    readFile('/proc/1/cmdline', 'utf8')
+      .then((raw) => composeHealth(raw.split('\0').filter(Boolean)))
+      .then((msg) => process.stdout.write(`healthy: ${msg}\n`), fail('unhealthy'));
+  } else {
+    composeInit(process.env.STACK_DATA_DIR ?? '/data', process.env).then(
+      (files) => process.stdout.write(`compose init wrote ${files.length} config files\n`),
+      fail('compose init failed'),
+    );
+  }
 }

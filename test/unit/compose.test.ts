@@ -1,23 +1,39 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { projectRoot } from '../../lib/proto.js';
+import type { Topology } from '../../mock-cell/topology-types.js';
+import { composeInit, GITLAB_GITALY_CELL, healthProbes } from '../../stack/compose-init.js';
 import { COMPOSE_NET, composeServiceName, DEMO_CELLS, stackPaths, stackPorts } from '../../stack/layout.js';
 import { planServices } from '../../stack/stack-config.js';
 import { run } from '../helpers/run.js';
 
 interface ComposeService {
   command?: string[];
+  entrypoint?: string[];
   expose?: string[];
   ports?: string[];
   environment?: Record<string, string>;
+  volumes?: string[];
+  restart?: string;
+  networks?: string[];
+  profiles?: string[];
+  user?: string;
+  healthcheck?: { test?: string[]; disable?: boolean };
+  depends_on?: Record<string, { condition: string }>;
 }
 
 const root = projectRoot();
-const compose = parse(readFileSync(join(root, 'compose.yaml'), 'utf8')) as {
+// anchors merged, as compose does (`<<: *service`)
+const compose = parse(readFileSync(join(root, 'compose.yaml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
+  volumes: Record<string, unknown>;
+  networks: Record<string, unknown>;
 };
+const paths = stackPaths('/data');
 const planned = planServices(stackPaths('/data'), stackPorts(0), COMPOSE_NET, 'info');
 
 function portOf(address: unknown): string {
@@ -63,9 +79,15 @@ function expectedContainers() {
 }
 
 describe('compose.yaml', () => {
-  it('has an init service that writes the configs, plus exactly the stack’s services', () => {
+  it('has an init service that writes the configs, the stack’s services, the client and the gitlab profile', () => {
     const names = Object.keys(compose.services).sort();
-    expect(names).toEqual(['init', ...expectedContainers().map((e) => e.name)].sort());
+    expect(names).toEqual(
+      ['init', 'client', 'gitaly-gitlab', ...expectedContainers().map((e) => e.name)].sort(),
+    );
+    // no Topology Service or Geo secondary exists yet; only the real Gitaly is behind a profile
+    expect(Object.entries(compose.services).filter(([, s]) => s.profiles)).toEqual([
+      ['gitaly-gitlab', expect.objectContaining({ profiles: ['gitlab'] })],
+    ]);
     expect(compose.services.init?.command?.join(' ')).toContain('dist/stack/compose-init.js');
   });
 
@@ -82,21 +104,98 @@ describe('compose.yaml', () => {
     },
   );
 
-  it('publishes the router on the default SSH and HTTP ports', () => {
+  it('publishes the router on the default SSH and HTTP ports, on 127.0.0.1 only', () => {
     const ports = stackPorts(0);
     expect(compose.services.router?.ports).toEqual([
-      `${ports.routerSsh}:${ports.routerSsh}`,
-      `${ports.routerHttp}:${ports.routerHttp}`,
+      `127.0.0.1:${ports.routerSsh}:${ports.routerSsh}`,
+      `127.0.0.1:${ports.routerHttp}:${ports.routerHttp}`,
     ]);
+    for (const [name, svc] of Object.entries(compose.services)) {
+      if (name !== 'router') expect(svc.ports, name).toBeUndefined();
+    }
+  });
+
+  it.each(expectedContainers().map((e) => [e.name] as const))(
+    '%s: restart policy, own network, healthcheck, started after init',
+    (name) => {
+      const svc = compose.services[name] as ComposeService;
+      expect(svc.restart).toBe('unless-stopped');
+      expect(svc.networks).toEqual(['cells']);
+      expect(svc.user).toBeUndefined(); // the image's non-root user
+      expect(svc.healthcheck?.test).toEqual(['CMD', 'node', 'dist/stack/compose-init.js', 'health']);
+      expect(svc.depends_on?.init).toEqual({ condition: 'service_completed_successfully' });
+    },
+  );
+
+  it('starts each bridge after its cell’s Rails and Gitaly are healthy, the router after every bridge', () => {
+    for (const cell of DEMO_CELLS) {
+      const bridge = compose.services[composeServiceName('bridge', cell)];
+      expect(bridge?.depends_on).toEqual({
+        init: { condition: 'service_completed_successfully' },
+        [composeServiceName('rails', cell)]: { condition: 'service_healthy' },
+        [composeServiceName('gitaly', cell)]: { condition: 'service_healthy' },
+      });
+    }
+    expect(compose.services.router?.depends_on).toEqual({
+      init: { condition: 'service_completed_successfully' },
+      ...Object.fromEntries(
+        DEMO_CELLS.map((c) => [composeServiceName('bridge', c), { condition: 'service_healthy' }]),
+      ),
+    });
+    expect(compose.services.client?.depends_on).toEqual({ router: { condition: 'service_healthy' } });
+  });
+
+  it('gives each cell’s Gitaly (and its Rails, for quarantined objects) that cell’s repositories volume', () => {
+    const mounted = (svc: ComposeService | undefined) => svc?.volumes ?? [];
+    for (const cell of DEMO_CELLS) {
+      const volume = `repositories-${cell.name.replace(/^cell_/, '')}`;
+      const at = dirname(paths.storage(cell.name)); // the storage and the Gitaly runtime folder
+      expect(compose.volumes).toHaveProperty(volume);
+      expect(mounted(compose.services.init)).toContain(`${volume}:${at}`);
+      expect(mounted(compose.services[composeServiceName('gitaly', cell)])).toContain(`${volume}:${at}`);
+      expect(mounted(compose.services[composeServiceName('rails', cell)])).toContain(`${volume}:${at}`);
+      expect(
+        mounted(compose.services[composeServiceName('bridge', cell)]).some((v) => v.startsWith(volume)),
+      ).toBe(false);
+    }
+    // secrets: written by init only, read-only everywhere else
+    for (const [name, svc] of Object.entries(compose.services)) {
+      const secrets = mounted(svc).filter((v) => v.startsWith('secrets:'));
+      if (name === 'init') expect(secrets).toEqual([`secrets:${paths.secretsDir}`]);
+      else if (name !== 'client') expect(secrets, name).toEqual([`secrets:${paths.secretsDir}:ro`]);
+    }
+    expect(Object.keys(compose.networks)).toEqual(['cells']);
+  });
+
+  it('runs the client scenario (a file of this repository) as the image’s user', () => {
+    const client = compose.services.client as ComposeService;
+    expect(client.command).toEqual(['sh', '/scenario/client-scenario.sh', 'all']);
+    const script = client.volumes?.find((v) => v.endsWith(':/scenario/client-scenario.sh:ro'));
+    expect(script).toBeDefined();
+    expect(existsSync(join(root, (script as string).split(':')[0] as string))).toBe(true);
+    expect(client.environment?.ROUTER_SSH).toBe(`${COMPOSE_NET.host('router')}:${stackPorts(0).routerSsh}`);
+    expect(client.restart).toBe('no');
+  });
+
+  it('wires the gitlab profile’s Gitaly to the same storage, secrets and port as the cell’s mock Gitaly', () => {
+    const real = compose.services['gitaly-gitlab'] as ComposeService;
+    const mock = compose.services[composeServiceName('gitaly', GITLAB_GITALY_CELL)] as ComposeService;
+    expect(real.volumes).toEqual(mock.volumes);
+    expect(real.expose).toEqual(mock.expose);
+    expect(real.command).toEqual(['/data/config/gitaly-gitlab.toml']);
+    expect(compose.services.init?.environment).toHaveProperty('COMPOSE_GITALY_CELL_EU1');
   });
 
   it('is accepted by docker compose when a container engine answers', async (ctx) => {
     const info = await run('docker', ['info', '--format', '{{.ServerVersion}}'], { timeoutMs: 15_000 }).catch(
       () => undefined,
     );
-    if (info?.code !== 0) {
+    const plugin = await run('docker', ['compose', 'version'], { timeoutMs: 15_000 }).catch(() => undefined);
+    if (info?.code !== 0 || plugin?.code !== 0) {
       ctx.skip(
-        'no container engine answers `docker info` on this machine; compose.yaml was checked statically only',
+        info?.code !== 0
+          ? 'no container engine answers `docker info` on this machine; compose.yaml was checked statically only'
+          : 'the docker CLI has no compose plugin here; compose.yaml was checked statically (and is run by test/containers/)',
       );
       return;
     }
@@ -105,5 +204,61 @@ describe('compose.yaml', () => {
     });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+  });
+});
+
+describe('stack/compose-init.ts', () => {
+  let dir: string;
+  let written: string[];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'compose-init-'));
+    written = await composeInit(dir, { COMPOSE_GITALY_CELL_EU1: 'gitaly-gitlab' });
+  }, 120_000);
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes every config compose.yaml names, known_hosts for the client and the host, and the real Gitaly’s', async () => {
+    const p = stackPaths(dir);
+    for (const svc of Object.values(compose.services)) {
+      const command = svc.command ?? [];
+      const at = command.indexOf('--config');
+      if (at >= 0) expect(written).toContain(String(command[at + 1]).replace('/data', p.root));
+    }
+    const hostKey = (await readFile(`${p.hostKey}.pub`, 'utf8')).split(' ').slice(0, 2).join(' ');
+    expect(await readFile(`${p.root}/known_hosts`, 'utf8')).toBe(
+      `[router]:2222 ${hostKey}\n[127.0.0.1]:2222 ${hostKey}\n`,
+    );
+    const toml = `${p.configDir}/gitaly-gitlab.toml`;
+    expect(((await stat(toml)).mode & 0o777).toString(8)).toBe('600');
+    const text = await readFile(toml, 'utf8');
+    expect(text).toContain(`token = "${(await readFile(p.gitalyToken, 'utf8')).trim()}"`);
+    expect(text).toContain(`path = "${p.storage(GITLAB_GITALY_CELL.name)}"`);
+    expect(text).toContain(`listen_addr = "0.0.0.0:${stackPorts(0).gitaly(GITLAB_GITALY_CELL.id)}"`);
+  });
+
+  it('points a cell at another Gitaly container with COMPOSE_GITALY_<CELL>, and only that cell', async () => {
+    const topology = JSON.parse(await readFile(stackPaths(dir).topology, 'utf8')) as Topology;
+    const addresses = Object.fromEntries(topology.cells.map((c) => [c.name, c.gitaly.address]));
+    expect(addresses).toEqual({
+      cell_us0: 'tcp://gitaly-us0:9001',
+      cell_us1: 'tcp://gitaly-us1:9002',
+      cell_eu0: 'tcp://gitaly-eu0:9003',
+      cell_eu1: 'tcp://gitaly-gitlab:9004',
+    });
+  });
+
+  it('health: probes every address of each service’s config', () => {
+    const byService = Object.fromEntries(planned.map((p) => [p.spec.service, p.config]));
+    expect(
+      healthProbes('router', byService.router as Record<string, unknown>).map((x) => `${x.kind}:${x.port}`),
+    ).toEqual(['ssh:2222', 'http:8080', 'http:8081']);
+    expect(healthProbes('bridge', planned.find((p) => p.spec.service === 'bridge')?.config ?? {})).toEqual([
+      { kind: 'tcp', port: 4001 },
+      { kind: 'http', port: 4101, path: '/readiness' },
+    ]);
+    expect(healthProbes('mock-gitaly', planned[0]?.config ?? {})).toEqual([{ kind: 'tcp', port: 9001 }]);
+    expect(healthProbes('mock-cell', byService['mock-cell'] as Record<string, unknown>)).toHaveLength(4);
+    expect(healthProbes('something-else', {})).toEqual([]);
   });
 });

@@ -8,9 +8,10 @@ LABEL org.gitlab-cells-ssh.image=build
 # Set by scripts/build-images.sh only where outbound HTTPS is trusted through the host's CA bundle
 # (mounted read-only for the build, never copied into a layer); empty elsewhere.
 ARG NODE_EXTRA_CA_CERTS=
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --no-update-notifier --loglevel=error
+RUN npm ci --no-audit --no-fund --loglevel=error
 # Everything else that .dockerignore lets through (sources, protos, test helpers the build imports).
 COPY . .
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund --loglevel=error

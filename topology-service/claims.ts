@@ -86,12 +86,20 @@ function canonical(field: (typeof CLAIM_FIELDS)[number], raw: unknown): string {
   return CASE_INSENSITIVE.has(field.name) ? text.toLowerCase() : text;
 }
 
-/** The key of a decoded `Claim`: exactly one member set, its value well-formed. */
-export function claimKey(claim: Claim__Output | undefined | null): ClaimKey {
-  const member = claim?.claim;
-  const field = member === undefined ? undefined : BY_NAME.get(member);
+/** The set member: proto-loader's oneof marker, else the one member with a value (a hand-built claim). */
+function memberOf(claim: Claim__Output): (typeof CLAIM_FIELDS)[number] | undefined {
+  if (claim.claim !== undefined) return BY_NAME.get(claim.claim);
+  const set = CLAIM_FIELDS.filter((f) => claim[f.name] !== undefined && claim[f.name] !== null);
+  if (set.length > 1)
+    throw InvalidArgument(`claim has ${set.length} values set: ${set.map((f) => f.name).join(', ')}`);
+  return set[0];
+}
+
+/** The key of a `Claim`: exactly one member set, its value well-formed. */
+export function claimKey(claim: Claim | Claim__Output | undefined | null): ClaimKey {
+  const field = claim ? memberOf(claim as Claim__Output) : undefined;
   if (!claim || !field) throw InvalidArgument('claim has no value set');
-  return { field: field.name, value: canonical(field, claim[field.name]) };
+  return { field: field.name, value: canonical(field, (claim as Claim__Output)[field.name]) };
 }
 
 /** What registration requires beyond a well-formed key: top-level routes only. */

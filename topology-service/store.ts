@@ -5,7 +5,11 @@
  * store is empty until the cells claim again (each cell registers its claims when it starts).
  */
 import { randomUUID } from 'node:crypto';
-import type { Metadata__Output } from '../lib/generated/gitlab/cells/topology_service/claims/v1/Metadata.js';
+import type { Bucket__Output } from '../lib/generated/gitlab/cells/topology_service/claims/v1/Bucket.js';
+import type {
+  Metadata,
+  Metadata__Output,
+} from '../lib/generated/gitlab/cells/topology_service/claims/v1/Metadata.js';
 import {
   bucketKey,
   type ClaimField,
@@ -54,9 +58,9 @@ const DEFAULT_LEASE_TTL_MS = 10 * 60_000;
 const DEFAULT_MAX_LEASES = 64;
 
 /** The key a record's metadata names: its claim, else its bucket; both must agree when both are set. */
-export function metadataKey(metadata: Metadata__Output, forCreate: boolean): ClaimKey {
+export function metadataKey(metadata: Metadata | Metadata__Output, forCreate: boolean): ClaimKey {
   const fromClaim = metadata.claim ? claimKey(metadata.claim) : undefined;
-  const fromBucket = metadata.bucket ? bucketKey(metadata.bucket) : undefined;
+  const fromBucket = metadata.bucket ? bucketKey(metadata.bucket as Bucket__Output) : undefined;
   if (fromClaim && fromBucket && keyString(fromClaim) !== keyString(fromBucket)) {
     throw InvalidArgument(
       `record names two claims: ${describeKey(fromClaim)} and ${describeKey(fromBucket)}`,
@@ -109,11 +113,8 @@ export class ClaimStore {
 
   /** Applies a lease: its destroys (of this cell's records only), then its creates. */
   commit(cellId: number, uuid: string): CommitResult {
+    // `reject` refused conflicting creates at `begin`, and an open lease keeps other cells off its keys.
     const lease = this.openLease(cellId, uuid);
-    if (this.opts.conflict === 'reject') {
-      // A refused commit leaves the lease open, for the cell to roll back.
-      for (const { key } of lease.creates) this.checkHeldElsewhere(cellId, key);
-    }
     this.pending.delete(uuid);
     let destroyed = 0;
     for (const key of lease.destroys) {
@@ -175,18 +176,14 @@ export class ClaimStore {
   }
 
   private checkConflict(cellId: number, key: ClaimKey): void {
-    this.checkHeldElsewhere(cellId, key);
+    const holder = this.records.get(keyString(key));
+    if (holder && holder.cellId !== cellId) {
+      throw ClaimConflict(`${describeKey(key)} is claimed by cell ${holder.cellId}`);
+    }
     for (const lease of this.pending.values()) {
       if (lease.cellId !== cellId && lease.creates.some((c) => keyString(c.key) === keyString(key))) {
         throw ClaimConflict(`${describeKey(key)} is being claimed by cell ${lease.cellId}`);
       }
-    }
-  }
-
-  private checkHeldElsewhere(cellId: number, key: ClaimKey): void {
-    const holder = this.records.get(keyString(key));
-    if (holder && holder.cellId !== cellId) {
-      throw ClaimConflict(`${describeKey(key)} is claimed by cell ${holder.cellId}`);
     }
   }
 

@@ -13,6 +13,7 @@ const REGISTRIES: Record<string, string[]> = {
   router: ['router/errors.ts'],
   'mock-cell': ['mock-cell/errors.ts'],
   'mock-gitaly': ['mock-gitaly/errors.ts'],
+  'topology-service': ['topology-service/errors.ts'],
 };
 
 /** `'SOME_CODE'` string literals in the registry (the first argument of each definition). */

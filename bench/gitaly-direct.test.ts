@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, createRepo, startGitaly, stubHookProgram } from '../mock-gitaly/testing/harness.js';
+import { cleanup, createRepo, startGitaly, stubHookProgram } from '../mock-gitaly/test-support/harness.js';
 import { GitalyDirect } from './gitaly-direct.js';
 
 afterEach(cleanup);

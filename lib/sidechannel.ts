@@ -84,11 +84,28 @@ export function decodeSidechannelId(buf: Buffer): bigint {
   return buf.readBigInt64BE(0);
 }
 
-const HEX = /^[0-9a-fA-F]{4}$/;
+/** The value of 4 ASCII hex digits at `at`, or NaN (pkt-line lengths are lowercase, git accepts both). */
+function hexLength(buf: Buffer, at: number): number {
+  let n = 0;
+  for (let i = at; i < at + 4; i += 1) {
+    const c = buf[i] as number;
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    if (d < 0) return Number.NaN;
+    n = n * 16 + d;
+  }
+  return n;
+}
+
+const never = () => false;
+
+function headerText(buf: Buffer, at: number): string {
+  return buf.toString('latin1', at, at + 4);
+}
 
 /**
- * Shared pkt scanner: collects 4 header bytes, then hands the payload through in pieces.
- * `onHeader` returns how many payload bytes follow (it decides what the length means).
+ * Shared pkt scanner: reads 4 header bytes (collected only when a chunk splits them), then hands the
+ * payload through in pieces. `onHeader` returns how many payload bytes follow (it decides what the
+ * length means; NaN = not hex; `buf` and `at` locate the 4 header bytes, for error messages).
  */
 class PacketScanner {
   private readonly head = Buffer.alloc(4);
@@ -96,7 +113,7 @@ class PacketScanner {
   private remaining = 0;
 
   constructor(
-    private readonly onHeader: (length: number, text: string) => number,
+    private readonly onHeader: (length: number, buf: Buffer, at: number) => number,
     private readonly onPayload: (piece: Buffer) => void,
   ) {}
 
@@ -107,19 +124,21 @@ class PacketScanner {
       if (this.remaining > 0) {
         const take = Math.min(this.remaining, chunk.length - offset);
         this.remaining -= take;
-        this.onPayload(chunk.subarray(offset, offset + take));
+        this.onPayload(take === chunk.length ? chunk : chunk.subarray(offset, offset + take));
         offset += take;
-        continue;
+      } else if (this.headFill === 0 && chunk.length - offset >= 4) {
+        const at = offset;
+        offset += 4;
+        this.remaining = this.onHeader(hexLength(chunk, at), chunk, at);
+      } else {
+        const take = Math.min(4 - this.headFill, chunk.length - offset);
+        chunk.copy(this.head, this.headFill, offset, offset + take);
+        this.headFill += take;
+        offset += take;
+        if (this.headFill < 4) continue;
+        this.headFill = 0;
+        this.remaining = this.onHeader(hexLength(this.head, 0), this.head, 0);
       }
-      const take = Math.min(4 - this.headFill, chunk.length - offset);
-      chunk.copy(this.head, this.headFill, offset, offset + take);
-      this.headFill += take;
-      offset += take;
-      if (this.headFill < 4) continue;
-      this.headFill = 0;
-      const text = this.head.toString('latin1');
-      const length = HEX.test(text) ? Number.parseInt(text, 16) : Number.NaN;
-      this.remaining = this.onHeader(length, text);
     }
   }
 
@@ -141,11 +160,11 @@ export class StdinDeframer {
 
   constructor() {
     this.scanner = new PacketScanner(
-      (length, text) => {
+      (length, buf, at) => {
         if (Number.isNaN(length)) {
           throw new SidechannelError(
             'SIDECHANNEL_INVALID_HEADER',
-            `sidechannel: invalid header ${JSON.stringify(text)}`,
+            `sidechannel: invalid header ${JSON.stringify(headerText(buf, at))}`,
           );
         }
         if (length === 0) {
@@ -192,11 +211,12 @@ export class SidebandReader {
 
   constructor(private readonly onData: (band: Band, data: Buffer) => void) {
     this.scanner = new PacketScanner(
-      (length, text) => {
+      (length, buf, at) => {
         if (Number.isNaN(length) || length < 5 || length > MAX_PACKET) {
+          const shown = Number.isNaN(length) ? JSON.stringify(headerText(buf, at)) : length;
           throw new SidechannelError(
             'SIDECHANNEL_INVALID_SIDEBAND',
-            `invalid sideband packet: length ${Number.isNaN(length) ? JSON.stringify(text) : length}`,
+            `invalid sideband packet: length ${shown}`,
           );
         }
         this.needBand = true;
@@ -221,7 +241,7 @@ export class SidebandReader {
   }
 
   push(chunk: Buffer): void {
-    this.scanner.scan(chunk, () => false);
+    this.scanner.scan(chunk, never);
   }
 
   /** The stream ended: an error if a packet was cut short. */

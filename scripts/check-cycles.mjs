@@ -21,7 +21,8 @@ function tsFiles(dir) {
 }
 
 // `import … from './x.js'`, `export … from './x.js'`, `import('./x.js')`; not `import type` / `export type`.
-const IMPORT = /^\s*(import|export)\s+(?!type\s)[^;]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/gm;
+const IMPORT =
+  /^\s*(import|export)\s+(?!type\s)[^;]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/gm;
 
 function importsOf(file) {
   const text = readFileSync(file, 'utf8');

@@ -1,6 +1,15 @@
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { PassThrough, Readable, Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { type ChunkFilter, pipeFiltered, readBodyLimited, StreamClosedError, waitDrain } from './streams.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ChunkFilter,
+  followReadable,
+  pipeFiltered,
+  readBodyLimited,
+  StreamClosedError,
+  waitDrain,
+} from './streams.js';
 
 /** A writable that holds every write until `release()`; full after one byte. */
 class HeldSink extends Writable {
@@ -199,5 +208,53 @@ describe('pipeFiltered', () => {
     sink.destroy();
     await tick();
     expect(listeners(sink)).toMatchObject({ drain: 0, finish: 0, close: 0 });
+  });
+});
+
+describe('followReadable', () => {
+  it('removes its listeners at the end, leaving one that swallows a late error', async () => {
+    const stream = new PassThrough();
+    const chunks: string[] = [];
+    const done = new Promise<Error | undefined>((resolve) => {
+      followReadable(stream, (c) => chunks.push(c.toString()), resolve);
+    });
+    stream.end('abc');
+    expect(await done).toBeUndefined();
+    expect(chunks).toEqual(['abc']);
+    for (const e of ['data', 'end', 'close']) expect(stream.listenerCount(e)).toBe(0);
+    expect(stream.listenerCount('error')).toBe(1);
+    expect(() => stream.emit('error', new Error('late'))).not.toThrow();
+  });
+});
+
+describe('HTTP/2: a response the server resets after answering in full', () => {
+  let server: http2.Http2Server;
+  let session: http2.ClientHttp2Session;
+
+  beforeAll(async () => {
+    server = http2.createServer();
+    // As the bridge does: the whole answer, then RST_STREAM(NO_ERROR) while the request is still open.
+    server.on('stream', (stream) => {
+      stream.respond({ ':status': 200 });
+      stream.end(Buffer.alloc(8 * 1024, 7), () => stream.close(http2.constants.NGHTTP2_NO_ERROR));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  });
+
+  afterAll(async () => {
+    session?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('is read to its end, although the stream emits aborted first (stream.finished calls that premature)', async () => {
+    const req = session.request({ ':method': 'POST', ':path': '/' }, { endStream: false });
+    req.on('error', () => undefined);
+    const aborted = new Promise((resolve) => req.once('aborted', resolve));
+    await new Promise((resolve) => req.once('response', resolve));
+    await aborted;
+    const read = await readBodyLimited(req, 1 << 20);
+    expect(read.truncated).toBe(false);
+    expect(read.body.length).toBe(8 * 1024);
   });
 });

@@ -1,10 +1,14 @@
 /**
- * @file Stream helpers for every place that moves bytes by hand: a bounded body read, a drain wait
- * that never leaks or hangs, and a pipe through a filter that may end the sink early. Each one's
- * listeners are gone once it is done (fastify's `sendStream` and undici's `writeIterable` habit).
+ * @file Stream helpers for every place that moves bytes by hand: following a readable to its end, a
+ * bounded body read, a drain wait that never leaks or hangs, and a pipe through a filter that may end
+ * the sink early. Each one's listeners are gone once it is done (fastify's `sendStream` and undici's
+ * `writeIterable` habit), but for one no-op `error` listener that keeps a late error from crashing.
  */
 import { once } from 'node:events';
 import { finished, type Readable, type Writable } from 'node:stream';
+
+const ignore = () => undefined;
+const swallowError = (_err: Error) => undefined;
 
 /** A bounded body: the first `limit` bytes at most, and whether more came. */
 export interface LimitedBody {
@@ -13,25 +17,81 @@ export interface LimitedBody {
   truncated: boolean;
 }
 
+/** A readable closed before its `end`: destroyed, or its connection went away. */
+export class PrematureCloseError extends Error {
+  readonly code = 'ERR_STREAM_PREMATURE_CLOSE';
+  constructor(message = 'stream closed before its end') {
+    super(message);
+    this.name = 'PrematureCloseError';
+  }
+}
+
+/**
+ * Follows `stream` to its end: `onData` for every chunk (the stream flows), then `done()` on `end`,
+ * `done(err)` on `error` or on a `close` before `end` (a `PrematureCloseError` with `closedMessage`).
+ * `done` is called once at most; the returned `stop()` (also run before `done`) removes every listener.
+ *
+ * The end is the `end` event, not `stream.finished`: an HTTP/2 stream that the server resets after
+ * answering in full (`NO_ERROR` while our request body is still open, as the bridge does) emits
+ * `aborted` before its buffered data and `end`, which `finished` reports as a premature close.
+ */
+export function followReadable(
+  stream: Readable,
+  onData: (chunk: Buffer) => void,
+  done: (err?: Error) => void,
+  closedMessage?: string,
+): () => void {
+  let over = false;
+  const data = (chunk: Buffer | string) => onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  const end = () => finish();
+  const error = (err: Error) => finish(err);
+  const close = () => finish(new PrematureCloseError(closedMessage));
+  const stop = () => {
+    over = true;
+    stream.off('data', data);
+    stream.off('end', end);
+    stream.off('close', close);
+    // A late error has nobody left to go to; as stream.finished does, one listener stays to swallow it.
+    stream.off('error', error);
+    if (!stream.listeners('error').includes(swallowError)) stream.on('error', swallowError);
+  };
+  function finish(err?: Error) {
+    if (over) return;
+    stop();
+    done(err);
+  }
+  stream.on('data', data);
+  stream.once('end', end);
+  stream.once('error', error);
+  stream.once('close', close);
+  return stop;
+}
+
 /**
  * Reads `stream` into memory up to `limit` bytes. Beyond that the read stops, the stream is destroyed
  * (so a pooled connection or HTTP/2 stream is not left half-read) and `truncated` is set. Rejects
- * when the stream fails or closes before its end (`ERR_STREAM_PREMATURE_CLOSE`).
+ * when the stream fails or closes before its end (`PrematureCloseError`).
  */
-export async function readBodyLimited(stream: Readable, limit: number): Promise<LimitedBody> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (size + buf.length > limit) {
-      parts.push(buf.subarray(0, limit - size));
-      // Leaving the loop destroys the stream.
-      return { body: Buffer.concat(parts), truncated: true };
-    }
-    parts.push(buf);
-    size += buf.length;
-  }
-  return { body: Buffer.concat(parts), truncated: false };
+export function readBodyLimited(stream: Readable, limit: number): Promise<LimitedBody> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const stop = followReadable(
+      stream,
+      (chunk) => {
+        if (size + chunk.length <= limit) {
+          parts.push(chunk);
+          size += chunk.length;
+          return;
+        }
+        parts.push(chunk.subarray(0, limit - size));
+        stop();
+        stream.destroy();
+        resolve({ body: Buffer.concat(parts), truncated: true });
+      },
+      (err) => (err ? reject(err) : resolve({ body: Buffer.concat(parts), truncated: false })),
+    );
+  });
 }
 
 /** `waitDrain` gave up because the stream finished or closed before it drained. */
@@ -82,8 +142,6 @@ export interface FilteredPipe {
   /** True once the sink was ended, because the filter said so or the source ended. */
   readonly sinkEnded: boolean;
 }
-
-const ignore = () => undefined;
 
 /**
  * `initial`, then `source`, through `filter` into `sink`, with backpressure (the source is paused

@@ -1,3 +1,5 @@
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { encodeErrorFrame, encodeExitStatus, encodeFrame, ResponseFrame } from '../../lib/framing.js';
@@ -121,6 +123,46 @@ describe('relayResponse', () => {
     expect(stdout.listenerCount('close')).toBe(0);
     expect(b.listenerCount('data')).toBe(0);
     expect(b.listenerCount('end')).toBe(0);
+  });
+});
+
+describe('relayResponse over HTTP/2', () => {
+  it('relays a response the bridge resets after answering in full while the channel was full', async () => {
+    const server = http2.createServer();
+    // The bridge's habit: the whole answer, then RST_STREAM(NO_ERROR) while our request is still open.
+    server.on('stream', (stream) => {
+      stream.respond({ ':status': 200 });
+      stream.write(Buffer.alloc(4096, 1));
+      setImmediate(() =>
+        stream.end(Buffer.alloc(4096, 2), () => stream.close(http2.constants.NGHTTP2_NO_ERROR)),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const req = session.request({ ':method': 'POST', ':path': '/' }, { endStream: false });
+      req.on('error', () => undefined);
+      const aborted = new Promise((resolve) => req.once('aborted', resolve));
+      await new Promise((resolve) => req.once('response', resolve));
+      const written: Buffer[] = [];
+      let release: () => void = () => undefined;
+      const stdout = new Writable({
+        highWaterMark: 1,
+        write(chunk: Buffer, _enc, cb) {
+          written.push(chunk);
+          release = cb;
+        },
+      });
+      const relayed = relayResponse(req, false, { stdout, stderr: new PassThrough() });
+      // The channel is full: the rest of the answer, its end and the reset arrive meanwhile.
+      await aborted;
+      const drain = setInterval(() => release(), 5);
+      await relayed.finally(() => clearInterval(drain));
+      expect(Buffer.concat(written).length).toBe(8192);
+    } finally {
+      session.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

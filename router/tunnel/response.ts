@@ -4,10 +4,10 @@
  * (Workhorse's compatible mode) is copied to stdout as it is. Backpressure: when the channel (or its
  * stderr) is full, the response is paused until it drains.
  */
-import { finished, type Readable, type Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { checkResponseFrame, FrameReader, ResponseFrame } from '../../lib/framing.js';
 import { PktLineReader } from '../../lib/pktline.js';
-import { waitDrain } from '../../lib/streams.js';
+import { followReadable, waitDrain } from '../../lib/streams.js';
 
 /** What the response said besides its bytes. */
 export interface TunnelOutcome {
@@ -63,7 +63,7 @@ const ignore = () => undefined;
 /**
  * One response being relayed: a `data` handler that demultiplexes each chunk (corked), a set of
  * targets that are full (the body is paused until each has drained, `waitDrain`), and the body's
- * end watched with `stream.finished`. Every listener is removed once it settles.
+ * end followed by `followReadable`. Every listener is removed once it settles.
  */
 class ResponseRelay {
   readonly outcome: TunnelOutcome;
@@ -84,8 +84,12 @@ class ResponseRelay {
   }
 
   start(): void {
-    this.body.on('data', this.onData);
-    this.stopWatching = finished(this.body, { writable: false }, (err) => this.onFinished(err));
+    this.stopWatching = followReadable(
+      this.body,
+      this.onData,
+      (err) => this.onFinished(err),
+      'tunnel response closed before its end',
+    );
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -144,20 +148,15 @@ class ResponseRelay {
     }, ignore);
   }
 
-  private onFinished(err: Error | null | undefined): void {
-    if (!err) {
-      if (this.reader?.truncated)
-        this.settle(new TunnelProtocolError('tunnel response ended inside a frame'));
-      else this.settle();
-    } else if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') {
-      this.settle(new Error('tunnel response closed before its end'));
-    } else this.settle(err);
+  private onFinished(err: Error | undefined): void {
+    if (!err && this.reader?.truncated)
+      this.settle(new TunnelProtocolError('tunnel response ended inside a frame'));
+    else this.settle(err);
   }
 
   private settle(err?: Error): void {
     if (this.done.signal.aborted) return;
     this.done.abort();
-    this.body.off('data', this.onData);
     this.stopWatching();
     this.onSettled(err);
   }

@@ -74,9 +74,7 @@ function lines(run: ClientRun, tag: string): string[][] {
 
 describe.skipIf(!engine.ok && !required)('the compose world in containers', () => {
   let world: World;
-  const timings: string[] = [];
   const log = (line: string) => {
-    timings.push(line);
     process.stderr.write(`test/containers: ${line}\n`);
   };
 

@@ -4,7 +4,7 @@ import * as grpc from '@grpc/grpc-js';
 import { loadSshService, type SSHReceivePackRequest, type SSHStreamResponse } from '../../lib/proto.js';
 import { encodeSideband } from '../../lib/sidechannel.js';
 import type { YamuxSession } from '../../lib/yamux/index.js';
-import { silentLogger } from '../../mock-cell/test/fixtures.js';
+import { silentLogger } from '../../mock-cell/test-support/fixtures.js';
 import { BackchannelSessions } from '../../mock-gitaly/backchannel.js';
 import type { GitalyConfig } from '../../mock-gitaly/config.js';
 import { peekMagic } from '../../mock-gitaly/listener.js';

@@ -18,7 +18,7 @@ import {
   SHELL_SECRET,
   silentLogger,
   WORKHORSE_SECRET,
-} from '../../mock-cell/test/fixtures.js';
+} from '../../mock-cell/test-support/fixtures.js';
 import { loadGitalyConfig } from '../../mock-gitaly/config.js';
 import { buildGitalyServer, type GitalyServer } from '../../mock-gitaly/server.js';
 import { type Bridge, type BridgeAddresses, type BridgeDeps, buildBridge } from '../app.js';
@@ -27,7 +27,7 @@ import { type FakeRails, startFakeRails } from './fake-rails.js';
 
 /**
  * The world a bridge test runs in: the real mock Gitaly (in-process, real git) and the real mock
- * cell app serving `cell_eu0` of the mock cell's demo topology (`mock-cell/test/fixtures.ts`), plus
+ * cell app serving `cell_eu0` of the mock cell's demo topology (`mock-cell/test-support/fixtures.ts`), plus
  * the fake Rails for what the real cell cannot do. Tunnels pre-authorized by either reach the real
  * mock Gitaly; its git processes are children of the test process.
  */

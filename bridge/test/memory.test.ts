@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtKey, signShellJwt } from '../../lib/jwt.js';
-import { SHELL_SECRET, WORKHORSE_SECRET } from '../../mock-cell/test/fixtures.js';
+import { SHELL_SECRET, WORKHORSE_SECRET } from '../../mock-cell/test-support/fixtures.js';
 import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
 import { type EndlessGitaly, startEndlessGitaly } from '../test-support/endless-gitaly.js';
 import { type FakeRails, startFakeRails } from '../test-support/fake-rails.js';

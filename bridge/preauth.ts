@@ -1,21 +1,20 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { WORKHORSE_CONTENT_TYPE } from '../lib/contracts/workhorse.js';
+import { WORKHORSE_CONTENT_TYPE, type WorkhorsePreauthJson } from '../lib/contracts/workhorse.js';
 import { isAppError } from '../lib/errors.js';
 import type { ProtoRepository } from '../lib/proto.js';
 import { readBodyLimited } from '../lib/streams.js';
 import { PreauthInvalid, PreauthUnavailable } from './errors.js';
 import { passbackHeaders } from './headers.js';
 
-/** Rails' answer to a successful pre-authorization (`Gitlab::Workhorse.git_http_ok`), the fields we use. */
-export interface PreauthResponse {
-  GL_ID: string;
-  GL_REPOSITORY: string;
-  GL_USERNAME: string;
-  Repository: ProtoRepository;
-  GitConfigOptions: string[];
-  GitalyServer: { address: string; token: string; call_metadata: Record<string, string> };
-}
+/**
+ * The fields of Rails' authorizing answer (`lib/contracts/workhorse.ts`) the bridge uses, as parsed:
+ * the repository as Gitaly's message (fields Rails left out stay absent).
+ */
+export type PreauthResponse = Pick<
+  WorkhorsePreauthJson,
+  'GL_ID' | 'GL_REPOSITORY' | 'GL_USERNAME' | 'GitConfigOptions' | 'GitalyServer'
+> & { Repository: ProtoRepository };
 
 export type PreauthOutcome =
   | { kind: 'authorized'; auth: PreauthResponse; wwwAuthenticate: string | string[] | undefined }

@@ -7,6 +7,7 @@ import { gitalyAuthHeader } from '../lib/gitaly-auth.js';
 import { encodePkt, FLUSH_PKT } from '../lib/pktline.js';
 import { encodeStdin, SIDECHANNEL_OK, STDIN_FLUSH } from '../lib/sidechannel.js';
 import { Flag, FrameType } from '../lib/yamux/index.js';
+import { waitUntil } from '../test/helpers/poll.js';
 import { UNKNOWN_UPLOAD_PACK } from './ssh-service.js';
 import {
   type BackchannelClient,
@@ -25,7 +26,6 @@ import {
   startGitaly,
   stubHookProgram,
   tempDir,
-  until,
   waitForNoGit,
 } from './test-support/harness.js';
 import { RawBackchannel, readPreamble } from './test-support/raw-backchannel.js';
@@ -107,10 +107,10 @@ describe('one listener for backchannel and plain gRPC', () => {
     r.http2();
     const second = r.session.open();
     second.on('error', () => {});
-    await until(() => r.frames.some((f) => f.dir === 'in' && f.header.streamId === 3), 5000, 'stream 3');
+    await waitUntil(() => r.frames.some((f) => f.dir === 'in' && f.header.streamId === 3), 5000, 'stream 3');
     const ack = r.frames.find((f) => f.dir === 'in' && f.header.streamId === 1);
     expect(ack?.header).toMatchObject({ type: FrameType.WindowUpdate, flags: Flag.ACK, length: 0x00fc0000 });
-    await until(() => second.destroyed, 5000, 'the second stream to be reset');
+    await waitUntil(() => second.destroyed, 5000, 'the second stream to be reset');
     const rst = r.frames.find((f) => f.dir === 'in' && f.header.streamId === 3 && f.header.flags & Flag.RST);
     expect(rst).toBeDefined();
   });
@@ -160,11 +160,11 @@ describe('sessions and git', () => {
       stream.resume();
     });
     stream.pause();
-    await until(() => g.gitaly.backchannelSessions === 1);
+    await waitUntil(() => g.gitaly.backchannelSessions === 1, 5000, 'the session');
     expect(gitChildren().length).toBeGreaterThan(0);
     r.socket.destroy();
     expect(await waitForNoGit(2000)).toEqual([]);
-    await until(() => g.gitaly.backchannelSessions === 0, 2000, 'the session to end');
+    await waitUntil(() => g.gitaly.backchannelSessions === 0, 2000, 'the session to end');
   });
 
   it('10 concurrent clones over one connection', async () => {

@@ -5,6 +5,7 @@ import { gitalyAuthHeader } from '../lib/gitaly-auth.js';
 import { encodePkt, FLUSH_PKT } from '../lib/pktline.js';
 import { SIDECHANNEL_MAGIC } from '../lib/sidechannel.js';
 import { DEFAULT_MAX_FRAME_DATA, Flag, FrameType, type YamuxStream } from '../lib/yamux/index.js';
+import { waitUntil } from '../test/helpers/poll.js';
 import { connectBackchannel, SidechannelCall } from './test-support/backchannel-client.js';
 import {
   authMetadata,
@@ -15,7 +16,6 @@ import {
   type StartedGitaly,
   startGitaly,
   stubHookProgram,
-  until,
 } from './test-support/harness.js';
 import {
   inboundDataFrames,
@@ -100,7 +100,7 @@ describe('yamuxFlavour', () => {
   it('libp2p: a ping first, no window grant at ACK, Data frames of at most 64 KiB − 12', async () => {
     await start({ yamuxFlavour: 'libp2p' }, { 'big.bin': randomBytes(3 * 1024 * 1024) });
     const r = await raw();
-    await until(() => r.frames.some((f) => f.dir === 'in'), 5000, 'a frame from the server');
+    await waitUntil(() => r.frames.some((f) => f.dir === 'in'), 5000, 'a frame from the server');
     expect(r.frames.find((f) => f.dir === 'in')?.header).toMatchObject({
       type: FrameType.Ping,
       flags: Flag.SYN,

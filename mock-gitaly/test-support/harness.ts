@@ -257,12 +257,3 @@ export async function waitForNoGit(timeoutMs = 2000): Promise<string[]> {
   }
   return left;
 }
-
-/** Polls `predicate` every 20 ms; throws after `timeoutMs`. */
-export async function until(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hashedRepoPath, resolveInStorage } from '../lib/repo-path.js';
 import { BadRequest, NotFound, TopologyInvalid } from './errors.js';
+import { publicKeyBlob } from './public-key.js';
 import type {
   FixedRoute,
   Topology,
@@ -11,7 +12,7 @@ import type {
   TopologyProject,
   TopologyUser,
 } from './topology-types.js';
-import { publicKeyBlob, validateTopology } from './topology-validate.js';
+import { validateTopology } from './topology-validate.js';
 
 /**
  * The in-memory model of a topology file with the lookups the cell needs. Paths are looked up

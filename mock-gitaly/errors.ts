@@ -1,5 +1,6 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { AppError, type ErrorFactory, errorFactory } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
 
 /**
  * mock Gitaly's error registry. Every failure a call can end with is one of these: a stable `code` for
@@ -50,4 +51,21 @@ export function asRpcError(err: unknown): RpcError {
 /** The object grpc-js turns into the call's final status. */
 export function toServiceError(err: RpcError): Partial<ServiceError> {
   return { code: err.grpcCode, details: err.message, message: err.message };
+}
+
+/**
+ * The call's one failure line: `rpc failed` at error level for our faults, `rpc rejected` at info for
+ * the client's; returns the error as an RpcError for the status.
+ */
+export function logRpcFailure(logger: Logger, err: unknown, startedMs: number): RpcError {
+  const e = asRpcError(err);
+  const fields = {
+    code: e.code,
+    grpc_code: e.grpcCode,
+    error: e.message,
+    duration_ms: Date.now() - startedMs,
+  };
+  if (e.system) logger.error(fields, 'rpc failed');
+  else logger.info(fields, 'rpc rejected');
+  return e;
 }

@@ -4,10 +4,10 @@ import type { SSHReceivePackRequest, SSHUploadArchiveRequest, SSHUploadPackReque
 import { authorize } from './auth.js';
 import type { GitalyConfig } from './config.js';
 import {
-  asRpcError,
   ClientCanceled,
   GitFailed,
   InvalidArgument,
+  logRpcFailure,
   toServiceError,
   Unimplemented,
 } from './errors.js';
@@ -68,15 +68,7 @@ async function serveStream<Req extends { stdin?: Buffer }>(
     const result = await runGitStream({ call, logger, processes: ctx.processes, ...plan(first, logger) });
     logger.info({ ...result, duration_ms: Date.now() - started }, 'rpc finished');
   } catch (err) {
-    const e = asRpcError(err);
-    const fields = {
-      code: e.code,
-      grpc_code: e.grpcCode,
-      error: e.message,
-      duration_ms: Date.now() - started,
-    };
-    if (e.system) logger.error(fields, 'rpc failed');
-    else logger.info(fields, 'rpc rejected');
+    const e = logRpcFailure(logger, err, started);
     call.emit('error', toServiceError(e));
   }
 }

@@ -5,10 +5,10 @@ import type { Logger } from '../lib/logger.js';
 import type { SSHUploadPackRequest } from '../lib/proto.js';
 import { authorize } from './auth.js';
 import {
-  asRpcError,
   ClientCanceled,
   GitFailed,
   Internal,
+  logRpcFailure,
   NegotiationTimeout,
   type RpcError,
   SidechannelFailed,
@@ -146,15 +146,7 @@ async function serve(
     if (err) throw err;
     callback(null, { packfile_negotiation_statistics: stats });
   } catch (err) {
-    const e = asRpcError(err);
-    const fields = {
-      code: e.code,
-      grpc_code: e.grpcCode,
-      error: e.message,
-      duration_ms: Date.now() - started,
-    };
-    if (e.system) logger.error(fields, 'rpc failed');
-    else logger.info(fields, 'rpc rejected');
+    const e = logRpcFailure(logger, err, started);
     callback(toServiceError(e));
   }
 }

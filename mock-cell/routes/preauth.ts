@@ -6,7 +6,7 @@ import { SHELL_HEADER, verifyShellJwt, verifyWorkhorseJwt, WORKHORSE_HEADER } fr
 import { ANY_CHANGES } from '../changes.js';
 import { actorFromGlId } from '../identity.js';
 import { workhorsePayload } from '../payloads.js';
-import type { PageHandler } from '../web/pages.js';
+import type { PageHandler } from '../web/page-handler.js';
 
 /**
  * Workhorse pre-authorization of the SSH tunnel routes (Rails' git_http controller):

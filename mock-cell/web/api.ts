@@ -6,7 +6,8 @@ import type { RouteMatch } from '../routing/table.js';
 import { PAT_SCOPES, type PatScope, RUNNER_TYPES, type RunnerType } from '../tokens.js';
 import { AccessLevel, type TopologyUser } from '../topology-types.js';
 import { hasScope, type Visitor, visitor } from './identity.js';
-import { canView, type PageHandler } from './pages.js';
+import type { PageHandler } from './page-handler.js';
+import { canView } from './project-view.js';
 import { notMine } from './respond.js';
 
 /**

@@ -3,7 +3,8 @@ import type { CellContext } from '../context.js';
 import { PREAUTH_HANDLERS } from '../routes/preauth.js';
 import { matchRoute } from '../routing/table.js';
 import { API_HANDLERS } from './api.js';
-import { PAGE_HANDLERS, type PageHandler } from './pages.js';
+import type { PageHandler } from './page-handler.js';
+import { PAGE_HANDLERS } from './pages.js';
 import { SIGN_IN_HANDLERS } from './sign-in.js';
 
 /**

@@ -5,7 +5,7 @@ import type { RouteMatch } from '../routing/table.js';
 import { SESSION_COOKIE } from '../sessions.js';
 import { esc } from './html.js';
 import { cookie, visitor } from './identity.js';
-import type { PageHandler } from './pages.js';
+import type { PageHandler } from './page-handler.js';
 import { queryValue, render } from './respond.js';
 
 /**

@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
+import { gitThroughBridge as runGit } from '../test-support/git-through-bridge.js';
 import {
-  GIT_ENV,
   git,
   type Harness,
   PROJECT,
@@ -13,8 +11,6 @@ import {
   startHarness,
   USER,
 } from '../test-support/harness.js';
-
-const HELPER = fileURLToPath(new URL('../test-support/git-ssh-tunnel.mjs', import.meta.url));
 
 let programs: CompiledPrograms;
 let h: Harness;
@@ -36,25 +32,8 @@ afterAll(async () => {
 async function gitThroughBridge(
   args: string[],
   opts: { protocol: 'h1' | 'h2'; framed: boolean; cwd?: string },
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    ...GIT_ENV,
-    GIT_SSH_COMMAND: `${process.execPath} ${HELPER}`,
-    BRIDGE_TUNNEL_URL: b.url,
-    BRIDGE_TUNNEL_TOKEN: await h.token(USER.alice),
-    BRIDGE_TUNNEL_PROTOCOL: opts.protocol,
-    BRIDGE_TUNNEL_FRAMED: opts.framed ? '1' : '0',
-  };
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['-c', 'ssh.variant=ssh', '-c', 'protocol.version=2', ...args],
-      { env, cwd: opts.cwd ?? h.dir, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
+) {
+  return runGit(args, { ...opts, url: b.url, token: await h.token(USER.alice), cwd: opts.cwd ?? h.dir });
 }
 
 const REMOTE = `ssh://git@bridge.test/${PROJECT}.git`;

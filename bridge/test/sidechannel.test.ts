@@ -1,16 +1,15 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResponseFrame } from '../../lib/framing.js';
 import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
+import { gitThroughBridge } from '../test-support/git-through-bridge.js';
 import { flushCount, mainOid, packAfterNak, wantDone } from '../test-support/git-wire.js';
 import {
   BIG_PROJECT,
-  GIT_ENV,
   git,
   type Harness,
   PROJECT,
@@ -25,7 +24,6 @@ import { gitGone, waitUntil } from '../test-support/waits.js';
 // The bridge's Gitaly modes against the real mock Gitaly: the sidechannel under load, the legacy
 // `stream` mode against an old (legacyUploadPack) and a current Gitaly, and a Gitaly that dies.
 
-const HELPER = fileURLToPath(new URL('../test-support/git-ssh-tunnel.mjs', import.meta.url));
 const UPLOAD = `/${PROJECT}.git/ssh-upload-pack`;
 
 let h: Harness;
@@ -45,26 +43,16 @@ afterAll(async () => {
   programs?.cleanup();
 });
 
-async function gitClone(
-  world: Harness,
-  bridge: RunningBridge,
-  dest: string,
-): Promise<{ code: number; stderr: string }> {
-  const env = {
-    ...GIT_ENV,
-    GIT_SSH_COMMAND: `${process.execPath} ${HELPER}`,
-    BRIDGE_TUNNEL_URL: bridge.url,
-    BRIDGE_TUNNEL_TOKEN: await world.token(USER.alice),
-    BRIDGE_TUNNEL_PROTOCOL: 'h2',
-    BRIDGE_TUNNEL_FRAMED: '1',
-  };
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['-c', 'ssh.variant=ssh', 'clone', '--bare', `ssh://git@bridge.test/${PROJECT}.git`, dest],
-      { env, cwd: world.dir, timeout: 30_000 },
-      (err, _stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
-    );
+async function gitClone(world: Harness, bridge: RunningBridge, dest: string) {
+  const clone = ['clone', '--bare', `ssh://git@bridge.test/${PROJECT}.git`, dest];
+  const token = await world.token(USER.alice);
+  return gitThroughBridge(clone, {
+    url: bridge.url,
+    token,
+    protocol: 'h2',
+    framed: true,
+    cwd: world.dir,
+    version: 0,
   });
 }
 

@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GitResult, gitThroughBridge as runGit } from '../../bridge/test-support/git-through-bridge.js';
 import {
-  GIT_ENV,
   git,
   type Harness,
   PROJECT,
@@ -21,7 +19,6 @@ import { type GoServer, startServer } from './go-server.js';
 
 const toolchain = goToolchain();
 const SKIP_NOTE = `go toolchain not installed: ${GO_INSTALL_HINT}`;
-const HELPER = fileURLToPath(new URL('../../bridge/test-support/git-ssh-tunnel.mjs', import.meta.url));
 
 let h: Harness;
 let bridge: RunningBridge;
@@ -44,24 +41,13 @@ async function goGitaly(...flags: string[]): Promise<string> {
 async function gitThroughBridge(
   args: string[],
   opts: { protocol: 'h1' | 'h2'; framed: boolean; version?: 0 | 2 },
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    ...GIT_ENV,
-    GIT_SSH_COMMAND: `${process.execPath} ${HELPER}`,
-    BRIDGE_TUNNEL_URL: bridge.url,
-    BRIDGE_TUNNEL_TOKEN: await h.token(USER.alice),
-    BRIDGE_TUNNEL_PROTOCOL: opts.protocol,
-    BRIDGE_TUNNEL_FRAMED: opts.framed ? '1' : '0',
-  };
-  const version = ['-c', `protocol.version=${opts.version ?? 2}`];
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['-c', 'ssh.variant=ssh', ...version, ...args],
-      { env, cwd: h.dir, timeout: 60_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
+): Promise<GitResult> {
+  return runGit(args, {
+    ...opts,
+    url: bridge.url,
+    token: await h.token(USER.alice),
+    cwd: h.dir,
+    timeoutMs: 60_000,
   });
 }
 

@@ -1,16 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../lib/logger.js';
-import { loadSshService } from '../lib/proto.js';
-import type { YamuxSession } from '../lib/yamux/index.js';
 import { BackchannelSessions } from './backchannel.js';
 import type { GitalyConfig } from './config.js';
 import { GitProcessRegistry, KILL_GRACE_MS } from './git-process.js';
+import { shutdownServers, sshServerFactory } from './grpc-servers.js';
 import { defaultHookProgram, installHooks } from './hooks.js';
 import { type BoundAddresses, Listeners } from './listener.js';
-import { type ServiceContext, sshServiceImplementation } from './ssh-service.js';
+import { RuntimeDir } from './runtime-dir.js';
+import type { ServiceContext } from './ssh-service.js';
 
 export interface GitalyServer {
   /** Installs the hooks and binds the listeners; resolves with what was bound. */
@@ -26,33 +23,15 @@ export interface GitalyServerDeps {
   hookProgram?: string;
 }
 
-/**
- * Gitaly accepts client keepalive pings down to 10 s (gitaly!4772). grpc-js servers answer pings
- * without enforcing a minimum interval, so these options only state the policy for clients to rely on.
- */
-const SERVER_OPTIONS: grpc.ServerOptions = {
-  'grpc.keepalive_permit_without_calls': 1,
-  'grpc.http2.min_ping_interval_without_data_ms': 10_000,
-};
-
-/** tryShutdown on every server; after `graceMs`, `onTimeout` and forceShutdown. */
-async function shutdownServers(servers: grpc.Server[], graceMs: number, onTimeout: () => void) {
-  await new Promise<void>((resolve) => {
-    let pending = servers.length;
-    const timer = setTimeout(() => {
-      onTimeout();
-      for (const server of servers) server.forceShutdown();
-      resolve();
-    }, graceMs);
-    const one = () => {
-      pending -= 1;
-      if (pending > 0) return;
-      clearTimeout(timer);
-      resolve();
-    };
-    if (pending === 0) one();
-    for (const server of servers) server.tryShutdown(one);
-  });
+/** What one mock Gitaly runs: its git processes, gRPC servers, listeners and runtime folder. */
+interface Parts {
+  logger: Logger;
+  ctx: ServiceContext;
+  processes: GitProcessRegistry;
+  plain: grpc.Server;
+  sessions: BackchannelSessions;
+  listeners: Listeners;
+  runtimeDir: RuntimeDir;
 }
 
 /**
@@ -67,12 +46,7 @@ export function buildGitalyServer(
 ): GitalyServer {
   const processes = new GitProcessRegistry();
   const ctx: ServiceContext = { config, logger, processes, hooksDir: undefined };
-  const service = loadSshService().service;
-  const makeServer = (session?: YamuxSession) => {
-    const server = new grpc.Server(SERVER_OPTIONS);
-    server.addService(service, sshServiceImplementation(ctx, session));
-    return server;
-  };
+  const makeServer = sshServerFactory(ctx);
   const plain = makeServer();
   const plainInjector = plain.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   const sessions = new BackchannelSessions({ config, logger, makeServer });
@@ -80,54 +54,52 @@ export function buildGitalyServer(
     backchannel: (socket) => sessions.serve(socket),
     plain: (socket) => plainInjector.injectConnection(socket),
   });
-  let tempRuntimeDir: string | undefined;
-
-  async function removeTempRuntimeDir(): Promise<void> {
-    if (tempRuntimeDir !== undefined) await rm(tempRuntimeDir, { recursive: true, force: true });
-    tempRuntimeDir = undefined;
-  }
-
-  async function start(): Promise<BoundAddresses> {
-    try {
-      let runtimeDir = config.runtimeDir;
-      if (runtimeDir === undefined) {
-        tempRuntimeDir = await mkdtemp(join(tmpdir(), 'mock-gitaly-'));
-        runtimeDir = tempRuntimeDir;
-      }
-      ctx.hooksDir = await installHooks(runtimeDir, deps.hookProgram ?? defaultHookProgram());
-      return await listeners.start();
-    } catch (err) {
-      listeners.close();
-      await removeTempRuntimeDir();
-      throw err;
-    }
-  }
-
+  const parts: Parts = {
+    logger,
+    ctx,
+    processes,
+    plain,
+    sessions,
+    listeners,
+    runtimeDir: new RuntimeDir(config.runtimeDir),
+  };
   let stopping: Promise<void> | undefined;
-
-  async function shutdown(graceMs: number): Promise<void> {
-    listeners.close();
-    await shutdownServers([plain, ...sessions.servers], graceMs, () => {
-      logger.warn({ running: processes.size }, 'calls still running at shutdown; killing them');
-      processes.killAll();
-    });
-    processes.killAll();
-    await processes.drained(KILL_GRACE_MS * 2);
-    sessions.closeAll();
-    listeners.destroySockets();
-    await removeTempRuntimeDir();
-  }
-
-  function stop(graceMs: number): Promise<void> {
-    stopping ??= shutdown(graceMs);
-    return stopping;
-  }
-
   return {
-    start,
-    stop,
+    start: () => installAndListen(parts, deps),
+    stop(graceMs: number): Promise<void> {
+      stopping ??= shutdown(parts, graceMs);
+      return stopping;
+    },
     get backchannelSessions() {
       return sessions.size;
     },
   };
+}
+
+/** Installs the hooks in the runtime folder and binds the listeners; undoes both on failure. */
+async function installAndListen(parts: Parts, deps: GitalyServerDeps): Promise<BoundAddresses> {
+  const { ctx, listeners, runtimeDir } = parts;
+  try {
+    const dir = await runtimeDir.acquire();
+    ctx.hooksDir = await installHooks(dir, deps.hookProgram ?? defaultHookProgram());
+    return await listeners.start();
+  } catch (err) {
+    listeners.close();
+    await runtimeDir.removeTemp();
+    throw err;
+  }
+}
+
+async function shutdown(parts: Parts, graceMs: number): Promise<void> {
+  const { logger, processes, plain, sessions, listeners, runtimeDir } = parts;
+  listeners.close();
+  await shutdownServers([plain, ...sessions.servers], graceMs, () => {
+    logger.warn({ running: processes.size }, 'calls still running at shutdown; killing them');
+    processes.killAll();
+  });
+  processes.killAll();
+  await processes.drained(KILL_GRACE_MS * 2);
+  sessions.closeAll();
+  listeners.destroySockets();
+  await runtimeDir.removeTemp();
 }

@@ -36,6 +36,8 @@ export interface BridgeAddresses {
   port: number;
   /** `http://host:port` of the metrics listener, when configured. */
   metricsUrl: string | undefined;
+  /** `http://host:port` of the shell endpoint (`shellListen`), when configured. */
+  shellUrl: string | undefined;
 }
 
 export interface Bridge {

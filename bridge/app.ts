@@ -36,6 +36,8 @@ export interface BridgeAddresses {
   port: number;
   /** `http://host:port` of the metrics listener, when configured. */
   metricsUrl: string | undefined;
+  /** `http://host:port` of the shell endpoint (`shellListen`), when configured. */
+  shellUrl: string | undefined;
 }
 
 export interface Bridge {
@@ -65,6 +67,8 @@ class BridgeService implements Bridge {
   private readonly gitaly: GitalyConnections;
   private readonly servers: HttpServers;
   private readonly listener: ProtocolListener;
+  /** The shell endpoint (`shellListen`): a second port for the same servers. */
+  private readonly shellListener: ProtocolListener | undefined;
   private readonly metricsServer: http.Server | undefined;
 
   constructor(
@@ -85,13 +89,15 @@ class BridgeService implements Bridge {
       isClosing,
     });
     this.servers = createHttpServers(config, onRequest, logger);
-    this.listener = new ProtocolListener({
+    const listenerOptions = {
       h1: this.servers.h1,
       h2: this.servers.h2,
       tls: deps.tls,
       handshakeTimeoutMs: config.headersTimeoutMs,
       logger,
-    });
+    };
+    this.listener = new ProtocolListener(listenerOptions);
+    this.shellListener = config.shellListen ? new ProtocolListener(listenerOptions) : undefined;
     this.metricsServer = config.metricsListen ? buildMetricsServer(this.metrics, isClosing) : undefined;
   }
 
@@ -122,26 +128,32 @@ class BridgeService implements Bridge {
   }
 
   async listen(): Promise<BridgeAddresses> {
-    const { listen, metricsListen } = this.config;
+    const { listen, metricsListen, shellListen } = this.config;
     const addr = await this.listener.listen(listen.host, listen.port);
+    let shellUrl: string | undefined;
+    if (this.shellListener && shellListen) {
+      shellUrl = httpUrl(await this.shellListener.listen(shellListen.host, shellListen.port));
+    }
     let metricsUrl: string | undefined;
     if (this.metricsServer && metricsListen) {
       const m = await listenOn(this.metricsServer, metricsListen.host, metricsListen.port);
       metricsUrl = httpUrl(m);
     }
-    return { url: httpUrl(addr), port: addr.port, metricsUrl };
+    return { url: httpUrl(addr), port: addr.port, metricsUrl, shellUrl };
   }
 
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
     this.listener.stopAccepting();
+    this.shellListener?.stopAccepting();
     this.servers.closeSessions();
     this.servers.h1.closeIdleConnections();
     await this.requests.waitIdle(this.config.shutdownGraceMs);
     this.tunnels.abortAll(ShuttingDown('The server is shutting down; the git operation was interrupted.'));
     await this.requests.waitIdle(1000);
     this.listener.destroyAll();
+    this.shellListener?.destroyAll();
     this.servers.h1.close();
     this.gitaly.close();
     this.agents.http.destroy();

@@ -30,6 +30,12 @@ export interface BridgeConfig {
   workhorseSecretFile: string;
   /** `host:port` for `/metrics`, `/readiness`, `/liveness`; absent = no metrics listener. */
   metricsListen: Address | undefined;
+  /**
+   * A second `host:port` serving exactly what `listen` serves: the cell's shell endpoint of the
+   * gitlab-shell layout (one port shared by every cell, each cell on its own loopback address,
+   * because gitlab-shell replaces the port of `proxy.address`). Absent = none.
+   */
+  shellListen: Address | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
   /** PEM certificate chain and key; both or neither. With them the port also speaks TLS (ALPN h2, http/1.1). */
   tlsCertFile: string | undefined;
@@ -87,6 +93,7 @@ const schema: Schema<BridgeConfig> = {
   shellSecretFile: { validate: str },
   workhorseSecretFile: { validate: str },
   metricsListen: { validate: optionalAddress, default: undefined },
+  shellListen: { validate: optionalAddress, default: undefined },
   logLevel: { validate: oneOf(...LOG_LEVELS), default: 'info' },
   tlsCertFile: { validate: optionalStr, default: undefined },
   tlsKeyFile: { validate: optionalStr, default: undefined },

@@ -48,6 +48,7 @@ void runService({
         return {
           listen: addresses.url,
           metrics: addresses.metricsUrl,
+          shell: addresses.shellUrl,
           rails: config.railsUrl,
           tls: deps.tls !== undefined,
         };

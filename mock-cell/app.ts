@@ -3,6 +3,7 @@ import { ConfigError } from '../lib/config.js';
 import type { JwtKey } from '../lib/jwt.js';
 import type { Logger } from '../lib/logger.js';
 import { AccessChecker } from './access.js';
+import type { ClaimSync } from './claim-sync.js';
 import type { CellContext } from './context.js';
 import { createGitInspector, type GitInspector } from './git.js';
 import { HookLog } from './hook-log.js';
@@ -35,6 +36,8 @@ export interface CellAppDeps {
   sessions?: SessionStore;
   /** Access and runner tokens; pass one store to every cell of a process (default: a store of its own). */
   tokens?: TokenStore;
+  /** Claim registration with the Topology Service (re-claims after an organization move). */
+  claims?: ClaimSync | undefined;
 }
 
 /** Builds (does not start) the Rails-shaped app of one cell of the topology. */
@@ -57,6 +60,7 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
     shellKey: deps.shellKey,
     workhorseKey: deps.workhorseKey,
     gitalyToken: deps.gitalyToken,
+    claims: deps.claims,
   };
 
   app.addHook('onRequest', async (_req, reply) => {

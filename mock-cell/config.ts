@@ -1,4 +1,13 @@
-import { ConfigError, hostPort, loadConfig, oneOf, type Schema, str, type Validator } from '../lib/config.js';
+import {
+  ConfigError,
+  hostPort,
+  loadConfig,
+  oneOf,
+  optionalStr,
+  type Schema,
+  str,
+  type Validator,
+} from '../lib/config.js';
 import type { TopologyModel } from './topology.js';
 
 /** One cell served by this process: the cell's name in the topology and the address to bind. */
@@ -18,6 +27,8 @@ export interface MockCellConfig {
   workhorseSecretFile: string;
   gitalyTokenFile: string;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** gRPC `host:port` of the Topology Service the cells register their claims with; unset = none. */
+  topologyService?: string | undefined;
 }
 
 const listen: Validator<ListenEntry[]> = (v, name) => {
@@ -62,6 +73,14 @@ const schema: Schema<MockCellConfig> = {
   workhorseSecretFile: { validate: str },
   gitalyTokenFile: { validate: str },
   logLevel: { validate: oneOf(...LOG_LEVELS), default: 'info' },
+  topologyService: {
+    default: undefined,
+    validate: (v, name) => {
+      const s = optionalStr(v, name);
+      if (s !== undefined) hostPort(s, name);
+      return s;
+    },
+  },
 };
 
 /** defaults → file → env (`MOCK_CELL_*`) → validate → freeze. */

@@ -1,5 +1,6 @@
 import type { JwtKey } from '../lib/jwt.js';
 import type { AccessChecker } from './access.js';
+import type { ClaimSync } from './claim-sync.js';
 import type { HookLog } from './hook-log.js';
 import type { SessionStore } from './sessions.js';
 import type { TokenStore } from './tokens.js';
@@ -21,4 +22,6 @@ export interface CellContext {
   shellKey: JwtKey;
   workhorseKey: JwtKey;
   gitalyToken: string;
+  /** Claim registration with the Topology Service, when one is configured. */
+  claims?: ClaimSync | undefined;
 }

@@ -54,9 +54,16 @@ export function actorFromParams(model: TopologyModel, params: ActorParams): Acto
   return { ok: false, message: 'No user or key was provided.' };
 }
 
-/** Resolves a GitLab `gl_id` (`user-<id>`, `key-<id>` or `username-<name>`) to an actor. */
-export function actorFromGlId(model: TopologyModel, glId: string): Actor | undefined {
-  const m = /^(user|key|username)-(.+)$/.exec(glId);
+/**
+ * Resolves a GitLab `gl_id` (`user-<id>`, `key-<id>` or `username-<name>`) to an actor; with
+ * `idsOnly`, as Rails' `identify` for the shell-JWT routes, only `user-<id>` and `key-<id>`.
+ */
+export function actorFromGlId(
+  model: TopologyModel,
+  glId: string,
+  opts: { idsOnly?: boolean } = {},
+): Actor | undefined {
+  const m = (opts.idsOnly ? /^(user|key)-(\d+)$/ : /^(user|key|username)-(.+)$/).exec(glId);
   if (!m) return undefined;
   const value = m[2] as string;
   if (m[1] === 'user') return byUserId(model, value);

@@ -13,7 +13,7 @@ void runService({
     let running: RunningCells | undefined;
     return {
       listen: async () => {
-        running = await startCells(model, config.listen, { ...secrets, logger });
+        running = await startCells(model, config.listen, { ...secrets, logger }, config.topologyService);
         return { addresses: running.cells };
       },
       close: async () => running?.close(),

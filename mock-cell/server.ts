@@ -4,6 +4,7 @@ import { jwtKey } from '../lib/jwt.js';
 import { httpUrl } from '../lib/listen-address.js';
 import { readSecretFile } from '../lib/secrets.js';
 import { buildCellApp, type CellAppDeps } from './app.js';
+import { ClaimSync } from './claim-sync.js';
 import { checkListenCells, type ListenEntry, loadMockCellConfig, type MockCellConfig } from './config.js';
 import { SessionStore } from './sessions.js';
 import { TokenStore } from './tokens.js';
@@ -48,7 +49,9 @@ export async function startCells(
   model: TopologyModel,
   listen: readonly ListenEntry[],
   deps: CellAppDeps,
+  topologyService?: string,
 ): Promise<RunningCells> {
+  const claims = topologyService ? new ClaimSync(topologyService, model, deps.logger) : undefined;
   const apps: FastifyInstance[] = [];
   const cells: ServedCell[] = [];
   // The cells of one process share users' sessions and tokens, as they share the model.
@@ -56,6 +59,7 @@ export async function startCells(
     ...deps,
     sessions: deps.sessions ?? new SessionStore(),
     tokens: deps.tokens ?? new TokenStore(),
+    claims,
   };
   try {
     for (const entry of listen) {
@@ -64,14 +68,18 @@ export async function startCells(
       await app.listen({ host: entry.host, port: entry.port });
       cells.push({ cell: entry.cell, url: httpUrl(app.server.address() as AddressInfo) });
     }
+    // Registered once every cell listens; a service that stays unreachable is logged, not fatal.
+    if (claims) await Promise.all(listen.map((e) => claims.registerCell(e.cell)));
   } catch (err) {
     await Promise.allSettled(apps.map((a) => a.close()));
+    claims?.close();
     throw err;
   }
   return {
     cells,
     close: async () => {
       await Promise.all(apps.map((a) => a.close()));
+      claims?.close();
     },
   };
 }

@@ -66,6 +66,18 @@ export class TopologyModel {
     return this.#t.cells;
   }
 
+  organizations(): readonly TopologyOrganization[] {
+    return this.#t.organizations;
+  }
+
+  users(): readonly TopologyUser[] {
+    return this.#t.users;
+  }
+
+  keys(): readonly TopologyKey[] {
+    return this.#t.keys;
+  }
+
   cell(name: string): TopologyCell | undefined {
     return this.#cells.get(name);
   }

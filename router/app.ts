@@ -13,6 +13,9 @@ import { createMetrics, createMetricsRegistry, type RouterMetrics } from './metr
 import { Classifier } from './routing/classifier.js';
 import { loadOrCreateHostKey } from './ssh/host-key.js';
 import { SshFront } from './ssh/server.js';
+import { keyCellResolver, TopologyLearner } from './topology/learner.js';
+import { TopologyResolver } from './topology/resolver.js';
+import { RestClassifier } from './topology/rest-classify.js';
 
 /**
  * Builds the router (SSH front, HTTP front, optional metrics endpoint) without listening.
@@ -52,8 +55,15 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
     throw err;
   }
   log.info({ rules: rules.source, count: rules.ruleset.rules.length }, 'HTTP routing rules loaded');
-  const api = new InternalApi(cells, key, config.internalApiTimeoutMs);
-  const classifier = new Classifier(cells, api, metrics, log.child({ component: 'routing' }), {
+  const topology = topologyResolver(config, cells, metrics, log);
+  const api = new InternalApi(
+    cells,
+    key,
+    config.internalApiTimeoutMs,
+    topology ? keyCellResolver(topology) : undefined,
+  );
+  const learner = topology ? new TopologyLearner(topology) : api;
+  const classifier = new Classifier(cells, learner, metrics, log.child({ component: 'routing' }), {
     maxEntries: config.learnCacheMaxEntries,
     maxTtlMs: config.learnCacheMaxTtlMs,
   });
@@ -73,6 +83,10 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
     metrics,
     log: log.child({ component: 'http' }),
     notFoundDelayMs: config.notFoundDelayMs,
+    topology:
+      topology && config.topologyServiceUrl
+        ? new RestClassifier(config.topologyServiceUrl, topology, metrics, config.topologyTimeoutMs)
+        : undefined,
   });
   const metricsServer = config.metricsListen ? createMetricsServer(metrics) : undefined;
 
@@ -86,6 +100,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       metricsServer.closeAllConnections();
       await closeHttp(metricsServer);
     }
+    topology?.close();
     await cells.close();
   };
 
@@ -105,6 +120,26 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       return closing;
     },
   };
+}
+
+/** `routing: "topology"`: the Topology Service client; undefined in `learn` mode. */
+function topologyResolver(
+  config: Readonly<RouterConfig>,
+  cells: CellDirectory,
+  metrics: RouterMetrics,
+  log: Logger,
+): TopologyResolver | undefined {
+  if (config.routing !== 'topology' || !config.topologyServiceAddress || !config.cellEndpointPort)
+    return undefined;
+  log.info(
+    { topology_service: config.topologyServiceAddress, rest: config.topologyServiceUrl },
+    'routing through the Topology Service',
+  );
+  return new TopologyResolver(cells, metrics, log.child({ component: 'topology' }), {
+    address: config.topologyServiceAddress,
+    cellEndpoint: { scheme: config.cellEndpointScheme, port: config.cellEndpointPort },
+    timeoutMs: config.topologyTimeoutMs,
+  });
 }
 
 function createMetricsServer(metrics: RouterMetrics): http.Server {

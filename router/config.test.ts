@@ -101,3 +101,28 @@ describe('router config', () => {
     expect(() => load(file)).toThrow(message);
   });
 });
+
+describe('routing setting', () => {
+  it('defaults to learn; topology needs the service address and the cell endpoint port', () => {
+    expect(load(minimal).routing).toBe('learn');
+    expect(() => load({ ...minimal, routing: 'topology' })).toThrow(/topologyServiceAddress/);
+    expect(() => load({ ...minimal, routing: 'topology', topologyServiceAddress: '127.0.0.1:9095' })).toThrow(
+      /cellEndpointPort/,
+    );
+    expect(() => load({ ...minimal, routing: 'other' })).toThrow(ConfigError);
+    const config = load(minimal, {
+      ROUTER_ROUTING: 'topology',
+      ROUTER_TOPOLOGY_SERVICE_ADDRESS: '127.0.0.1:9095',
+      ROUTER_TOPOLOGY_SERVICE_URL: 'http://127.0.0.1:9096',
+      ROUTER_CELL_ENDPOINT_PORT: '3443',
+    });
+    expect(config).toMatchObject({
+      routing: 'topology',
+      topologyServiceAddress: '127.0.0.1:9095',
+      topologyServiceUrl: 'http://127.0.0.1:9096',
+      cellEndpointScheme: 'http',
+      cellEndpointPort: 3443,
+      topologyTimeoutMs: 5000,
+    });
+  });
+});

@@ -56,6 +56,20 @@ export interface RouterConfig {
    */
   notFoundDelayMs: readonly [number, number] | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * `learn` (seed 000: the cells' learn endpoint) or `topology` (gitlab-shell in Cells mode and the
+   * HTTP Router: the Topology Service classifies; `router/topology/`).
+   */
+  routing: 'learn' | 'topology';
+  /** `topology`: gRPC `host:port` of the Topology Service (gitlab-shell `topology_service.address`). */
+  topologyServiceAddress: string | undefined;
+  /** `topology`: REST base URL of the Topology Service (`POST /v1/classify` for the HTTP front's rules). */
+  topologyServiceUrl: string | undefined;
+  /** `topology`: gitlab-shell `cell_endpoint.scheme` and `.port`, applied to every `proxy.address`. */
+  cellEndpointScheme: 'http' | 'https';
+  cellEndpointPort: number | undefined;
+  /** `topology`: deadline of one Classify attempt (gitlab-shell `topology_service.timeout`, 5 s). */
+  topologyTimeoutMs: number;
 }
 
 function isListen(v: unknown): v is Listen {
@@ -175,7 +189,37 @@ export const routerSchema: Schema<RouterConfig> = {
     validate: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
     default: 'info',
   },
+  routing: { validate: oneOf('learn', 'topology'), default: 'learn' },
+  topologyServiceAddress: {
+    validate: (v, name) => {
+      const s = optionalStr(v, name);
+      if (s !== undefined) hostPort(s, name);
+      return s;
+    },
+    default: undefined,
+  },
+  topologyServiceUrl: {
+    validate: (v, name) => (v === undefined || v === '' ? undefined : httpUrl(v, name)),
+    default: undefined,
+  },
+  cellEndpointScheme: { validate: oneOf('http', 'https'), default: 'http' },
+  cellEndpointPort: {
+    validate: (v, name) => (v === undefined || v === '' ? undefined : int(1, 65535)(v, name)),
+    default: undefined,
+  },
+  topologyTimeoutMs: { validate: int(1), default: 5000 },
 };
+
+/** `routing: "topology"` needs the service's address and the cell endpoint port. */
+function checkTopology(config: Readonly<RouterConfig>): void {
+  if (config.routing !== 'topology') return;
+  if (!config.topologyServiceAddress)
+    throw new ConfigError(
+      'routing "topology" needs topologyServiceAddress (ROUTER_TOPOLOGY_SERVICE_ADDRESS)',
+    );
+  if (config.cellEndpointPort === undefined)
+    throw new ConfigError('routing "topology" needs cellEndpointPort (ROUTER_CELL_ENDPOINT_PORT)');
+}
 
 /** defaults → `--config <file>` → `ROUTER_*` environment → validate → freeze. */
 export function loadRouterConfig(
@@ -187,5 +231,6 @@ export function loadRouterConfig(
     const regions = [...new Set(config.cells.map((c) => c.region))].join(', ');
     throw new ConfigError(`region (ROUTER_REGION) "${config.region}" has no cell; cells are in: ${regions}`);
   }
+  checkTopology(config);
   return config;
 }

@@ -28,6 +28,12 @@ export interface RouterMetrics {
   httpRuleRejected: number;
   /** Public HTTP requests for the internal API, answered 404 by the router. */
   httpInternalBlocked: number;
+  /** `topology` mode: Classify calls (gRPC) and REST classifies made to the Topology Service. */
+  topologyClassifies: number;
+  /** `topology` mode: classifies answered NOT_FOUND (the legacy cell serves). */
+  topologyNotFound: number;
+  /** `topology` mode: classifies that failed after their retries (the legacy cell serves). */
+  topologyErrors: number;
 }
 
 export function createMetrics(): RouterMetrics {
@@ -45,6 +51,9 @@ export function createMetrics(): RouterMetrics {
     httpRuleRouted: 0,
     httpRuleRejected: 0,
     httpInternalBlocked: 0,
+    topologyClassifies: 0,
+    topologyNotFound: 0,
+    topologyErrors: 0,
   };
 }
 
@@ -80,6 +89,18 @@ const DESCRIPTIONS: Record<PlainCounter, [string, string]> = {
   httpInternalBlocked: [
     'gitlab_cells_router_http_internal_blocked_total',
     'Public HTTP requests for /api/v4/internal answered 404',
+  ],
+  topologyClassifies: [
+    'gitlab_cells_router_topology_classifies_total',
+    'Classify calls made to the Topology Service (topology mode)',
+  ],
+  topologyNotFound: [
+    'gitlab_cells_router_topology_not_found_total',
+    'Topology Service classifies answered NOT_FOUND (legacy cell)',
+  ],
+  topologyErrors: [
+    'gitlab_cells_router_topology_errors_total',
+    'Topology Service classifies that failed after retries (legacy cell)',
   ],
 };
 

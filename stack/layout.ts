@@ -47,6 +47,13 @@ export function stackPorts(offset: number) {
     bridge: (cellId: number) => 4000 + cellId + offset,
     bridgeMetrics: (cellId: number) => 4100 + cellId + offset,
     gitaly: (cellId: number) => 9000 + cellId + offset,
+    /** The gitlab-shell layout: every cell's bridge on this port of its own 127.0.0.x. */
+    shell: 4443 + offset,
+    topologyGrpc: 9095 + offset,
+    topologyHttp: 9096 + offset,
+    routerTopologySsh: 2223 + offset,
+    routerTopologyHttp: 8082 + offset,
+    routerTopologyMetrics: 8083 + offset,
   };
 }
 
@@ -82,6 +89,12 @@ export function allStackPorts(offset: number): number[] {
     p.routerSsh,
     p.routerHttp,
     p.routerMetrics,
+    p.shell,
+    p.topologyGrpc,
+    p.topologyHttp,
+    p.routerTopologySsh,
+    p.routerTopologyHttp,
+    p.routerTopologyMetrics,
     ...DEMO_CELLS.flatMap((c) => [p.rails(c.id), p.bridge(c.id), p.bridgeMetrics(c.id), p.gitaly(c.id)]),
   ];
 }

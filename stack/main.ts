@@ -5,6 +5,7 @@ import { demoTopology } from './demo-topology.js';
 import { EXIT_ADDRESS_IN_USE, HOST, LOCAL_NET, nextFreeOffset, stackPaths, stackPorts } from './layout.js';
 import { planServices, stackJson } from './stack-config.js';
 import { AddressInUseError, StartError, StoppingError, Supervisor } from './supervisor.js';
+import { gitlabShellConfigYml } from './topology-plan.js';
 
 /**
  * What a user reads when a port is taken: the service, the address and the two ways out. Called
@@ -49,9 +50,13 @@ async function main(): Promise<void> {
   await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
   const repositories = await ensureDemoRepositories(topology);
   const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
-  await writeFile(`${paths.root}/known_hosts`, `[${HOST}]:${ports.routerSsh} ${hostKey}\n`);
+  await writeFile(
+    `${paths.root}/known_hosts`,
+    `[${HOST}]:${ports.routerSsh} ${hostKey}\n[${HOST}]:${ports.routerTopologySsh} ${hostKey}\n`,
+  );
+  await writeFile(`${paths.root}/gitlab-shell-config.yml`, gitlabShellConfigYml(paths, ports));
 
-  const planned = planServices(paths, ports, LOCAL_NET, settings.logLevel);
+  const planned = planServices(paths, ports, LOCAL_NET, settings.logLevel, { topology: true });
   for (const p of planned) await writeFile(p.spec.configFile, `${JSON.stringify(p.config, null, 2)}\n`);
 
   let shuttingDown = false;
@@ -102,6 +107,8 @@ async function main(): Promise<void> {
       '',
       `GitLab Cells demo stack is up. Data: ${paths.root}  Logs: ${paths.logDir}`,
       `Router SSH ${HOST}:${ports.routerSsh}, HTTP http://${HOST}:${ports.routerHttp}; stack.json: ${paths.stackJson}`,
+      `Topology router SSH ${HOST}:${ports.routerTopologySsh}, HTTP http://${HOST}:${ports.routerTopologyHttp}; Topology Service gRPC ${HOST}:${ports.topologyGrpc}, REST http://${HOST}:${ports.topologyHttp}`,
+      `gitlab-shell config for this stack: ${paths.root}/gitlab-shell-config.yml`,
       '',
       'Clone as alice (Developer in my-company/my-project, served by cell_eu0):',
       `  export GIT_SSH_COMMAND="${sshCommand}"`,

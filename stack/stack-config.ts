@@ -9,6 +9,14 @@ import {
   type StackPorts,
 } from './layout.js';
 import type { ServiceSpec } from './supervisor.js';
+import {
+  bridgeShellListen,
+  planRouterTopology,
+  planTopologyService,
+  shellEndpoint,
+  topologyServiceAddresses,
+  topologyStackJson,
+} from './topology-plan.js';
 
 /** One service's config file content and how the supervisor starts it. */
 export interface PlannedService {
@@ -23,6 +31,8 @@ interface Plan {
   ports: StackPorts;
   net: StackNet;
   logLevel: string;
+  /** The Topology Service half (`topology-plan.ts`): local stacks only, not compose. */
+  topology: boolean;
 }
 
 const configFile = (plan: Plan, name: string) => `${plan.paths.configDir}/${name}.json`;
@@ -31,20 +41,25 @@ const listenAt = (plan: Plan, port: number, what: string) => ({ address: bindAt(
 
 /**
  * The processes of the demo stack and their config files (see docs/contracts.md): tier 0 the mock
- * Gitalys and the mock cell, tier 1 the bridges, tier 2 the router.
+ * Gitalys, the mock cell (and the Topology Service), tier 1 the bridges, tier 2 the router (and the
+ * `topology` router). `topology` (the local stack; compose has none of it) adds the Topology
+ * Service, the second router and the bridges' shell endpoints.
  */
 export function planServices(
   paths: StackPaths,
   ports: StackPorts,
   net: StackNet,
   logLevel: string,
+  opts: { topology?: boolean } = {},
 ): PlannedService[] {
-  const plan: Plan = { paths, ports, net, logLevel };
+  const plan: Plan = { paths, ports, net, logLevel, topology: opts.topology === true };
   return [
+    ...(plan.topology ? [planTopologyService(paths, ports, logLevel)] : []),
     ...DEMO_CELLS.map((cell) => planGitaly(plan, cell)),
     planMockCell(plan),
     ...DEMO_CELLS.map((cell) => planBridge(plan, cell)),
     planRouter(plan),
+    ...(plan.topology ? [planRouterTopology(paths, ports, logLevel)] : []),
   ];
 }
 
@@ -87,6 +102,7 @@ function planMockCell(plan: Plan): PlannedService {
       shellSecretFile: paths.shellSecret,
       workhorseSecretFile: paths.workhorseSecret,
       gitalyTokenFile: paths.gitalyToken,
+      ...(plan.topology ? { topologyService: topologyServiceAddresses(ports).grpc } : {}),
       logLevel: plan.logLevel,
     },
   };
@@ -104,6 +120,9 @@ function planBridge(plan: Plan, cell: DemoCell): PlannedService {
       listen: [
         listenAt(plan, ports.bridge(cell.id), `bridge of ${cell.name}`),
         listenAt(plan, ports.bridgeMetrics(cell.id), `bridge metrics of ${cell.name}`),
+        ...(plan.topology
+          ? [{ address: bridgeShellListen(ports, cell), what: `shell endpoint of ${cell.name}` }]
+          : []),
       ],
     },
     config: {
@@ -112,6 +131,7 @@ function planBridge(plan: Plan, cell: DemoCell): PlannedService {
       shellSecretFile: paths.shellSecret,
       workhorseSecretFile: paths.workhorseSecret,
       metricsListen: bindAt(plan, ports.bridgeMetrics(cell.id)),
+      ...(plan.topology ? { shellListen: bridgeShellListen(ports, cell) } : {}),
       logLevel: plan.logLevel,
     },
   };
@@ -175,6 +195,7 @@ export function stackJson(
       gitaly: `${HOST}:${ports.gitaly(c.id)}`,
       storage: paths.storage(c.name),
       metrics: `http://${HOST}:${ports.bridgeMetrics(c.id)}/metrics`,
+      shellEndpoint: shellEndpoint(ports, c),
     })),
     users: topology.users.map((u) => ({
       username: u.username,
@@ -194,6 +215,7 @@ export function stackJson(
     secrets: { shell: paths.shellSecret, workhorse: paths.workhorseSecret, gitaly: paths.gitalyToken },
     routerMetrics: `http://${HOST}:${ports.routerMetrics}/metrics`,
     knownHosts: `${paths.root}/known_hosts`,
+    ...topologyStackJson(ports),
   };
 }
 

@@ -63,7 +63,8 @@ type LogLine = Record<string, unknown>;
  */
 const BOUND_FIELDS: Record<string, (line: LogLine) => unknown[]> = {
   router: (l) => [l.ssh, l.http, l.metrics],
-  bridge: (l) => [l.listen, l.metrics],
+  bridge: (l) => [l.listen, l.metrics, l.shell],
+  'topology-service': (l) => [l.grpc, l.http],
   'mock-gitaly': (l) => [l.address],
   'mock-cell': (l) => (Array.isArray(l.addresses) ? l.addresses.map((a) => (a as LogLine | null)?.url) : []),
 };

@@ -19,7 +19,18 @@ export interface StackJson {
     storage: string;
     /** The bridge's Prometheus endpoint. */
     metrics: string;
+    /**
+     * The cell's bridge on the gitlab-shell layout's shared port, on the cell's own loopback address
+     * (`http://127.0.0.<id + 1>:<port>`): where gitlab-shell and the topology router reach the cell.
+     */
+    shellEndpoint: string;
   }>;
+  /** The Topology Service: gRPC `host:port` and the REST base URL. */
+  topologyService: { grpc: string; http: string };
+  /** The second router, `routing: "topology"`. */
+  routerTopology: { ssh: string; http: string };
+  /** Its Prometheus endpoint. */
+  routerTopologyMetrics: string;
   users: Array<{ username: string; id: number; privateKey: string; publicKey: string }>;
   projects: Array<{ path: string; cell: string; visibility: string; repository: string }>;
   /** Files holding the shell secret, the workhorse secret and the Gitaly token. */

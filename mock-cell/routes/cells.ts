@@ -34,6 +34,8 @@ export function registerCellsAdmin(scope: FastifyInstance, ctx: CellContext): vo
         },
         'organization moved',
       );
+      // The Topology Service follows the move: the new cell claims the organization's routes.
+      if (ctx.claims) await ctx.claims.afterMove(result);
       return result;
     },
   );

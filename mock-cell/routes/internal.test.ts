@@ -161,3 +161,40 @@ describe('internal API endpoints', () => {
     expect(post.json()).toEqual({ message: '404 Not Found' });
   });
 });
+
+describe('no internal API answer is a redirect (gitlab-shell treats any 3xx as a system error)', () => {
+  it('answers every internal endpoint, known or not, without a 3xx', async () => {
+    const headers = { ...(await shellHeaders()), 'content-type': 'application/json' };
+    const requests: { method: 'GET' | 'POST'; url: string; payload?: Record<string, unknown> }[] = [
+      { method: 'GET', url: '/api/v4/internal/check' },
+      { method: 'GET', url: '/api/v4/internal/check/' },
+      { method: 'GET', url: `/api/v4/internal/authorized_keys?key=${encodeURIComponent('AAAA')}` },
+      { method: 'GET', url: '/api/v4/internal/discover?username=alice' },
+      {
+        method: 'POST',
+        url: '/api/v4/internal/allowed',
+        payload: { action: 'git-upload-pack', project: 'gitlab-org/gitlab.git', username: 'alice' },
+      },
+      { method: 'POST', url: '/api/v4/internal/allowed/', payload: { action: 'git-upload-pack' } },
+      {
+        method: 'POST',
+        url: '/api/v4/internal/allowed',
+        payload: { action: 'git-upload-pack', project: 'my-company/my-project', username: 'alice' },
+      },
+      { method: 'GET', url: '/api/v4/internal/unknown' },
+      { method: 'POST', url: '/api/v4/internal/lfs_authenticate', payload: {} },
+    ];
+    for (const r of requests) {
+      const res = await app.inject({
+        method: r.method,
+        url: r.url,
+        headers,
+        ...(r.payload ? { payload: r.payload } : {}),
+      });
+      expect({ url: r.url, redirect: res.statusCode >= 300 && res.statusCode < 400 }).toEqual({
+        url: r.url,
+        redirect: false,
+      });
+    }
+  });
+});

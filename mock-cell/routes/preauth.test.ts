@@ -134,6 +134,38 @@ describe('pre-authorization failures', () => {
     }
   });
 
+  it('verifies the shell JWT itself on ssh-upload-pack/ssh-receive-pack, as Rails (forged, foreign issuer, username-)', async () => {
+    const workhorseOnly = await preauthHeaders();
+    const sign = (iss: string, key: Uint8Array) =>
+      new SignJWT({ gl_id: 'user-2' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer(iss)
+        .setIssuedAt()
+        .setExpirationTime('60s')
+        .sign(key);
+    const forged = await sign('gitlab-shell', new TextEncoder().encode('not-the-shell-secret-0123456789ab'));
+    const foreign = await sign('gitlab-workhorse', shellKey);
+    for (const route of ['ssh-upload-pack', 'ssh-receive-pack']) {
+      const url = `/my-company/my-project.git/${route}`;
+      for (const jwt of [forged, foreign, await signShellJwt(shellKey, 'username-alice')]) {
+        const res = await preauth(url, { ...workhorseOnly, 'gitlab-shell-api-request': jwt });
+        expect({ route, status: res.status, body: res.body }).toEqual({
+          route,
+          status: 404,
+          body: 'Not found',
+        });
+        expect(res.type).toMatch(/^text\/plain/);
+      }
+      expect((await preauth(url, await preauthHeaders('key-1'))).status).not.toBe(404);
+    }
+    // ssh-upload-archive is ours, not gitlab-shell's: the bridge may name a user by username.
+    const archive = await preauth(
+      '/my-company/my-project.git/ssh-upload-archive',
+      await preauthHeaders('username-alice'),
+    );
+    expect(archive.status).toBe(200);
+  });
+
   it('answers 403 with the message when the user may not perform the action', async () => {
     const res = await preauth('/my-company/my-project.git/ssh-receive-pack', await preauthHeaders('user-4'));
     expect(res).toMatchObject({ status: 403, body: AccessMessages.pushCode });

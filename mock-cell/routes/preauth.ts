@@ -24,8 +24,12 @@ function remoteIp(req: FastifyRequest): string | undefined {
   return forwardedClient(req.headers) || req.ip || undefined;
 }
 
-/** The handler of one tunnel route: `route` is the path's last segment, e.g. `ssh-upload-pack`. */
-function preauth(route: string, action: GitAction): PageHandler {
+/**
+ * The handler of one tunnel route: `route` is the path's last segment, e.g. `ssh-upload-pack`.
+ * `idsOnly`: the gl_id must be `user-N` or `key-N`, as Rails' `identify` for gitlab-shell's
+ * SSH-over-HTTP routes (`ssh-upload-pack`, `ssh-receive-pack`).
+ */
+function preauth(route: string, action: GitAction, idsOnly: boolean): PageHandler {
   return async (req, reply, m, ctx) => {
     const repoPath = `${m.params.namespace_id}/${m.params.repository_path}`;
 
@@ -37,7 +41,7 @@ function preauth(route: string, action: GitAction): PageHandler {
     const shell = await verifyShellJwt(ctx.shellKey, headerValue(req.headers, SHELL_HEADER), {
       requireGlId: true,
     });
-    const actor = shell.ok ? actorFromGlId(ctx.model, shell.claims.gl_id as string) : undefined;
+    const actor = shell.ok ? actorFromGlId(ctx.model, String(shell.claims.gl_id), { idsOnly }) : undefined;
     if (!actor) {
       req.log.info({ reason: shell.ok ? 'unknown gl_id' : shell.reason }, 'shell authentication failed');
       return plain(reply, 404, 'Not found');
@@ -75,7 +79,7 @@ function preauth(route: string, action: GitAction): PageHandler {
 }
 
 export const PREAUTH_HANDLERS = {
-  ssh_upload_pack: preauth('ssh-upload-pack', 'git-upload-pack'),
-  ssh_receive_pack: preauth('ssh-receive-pack', 'git-receive-pack'),
-  ssh_upload_archive: preauth('ssh-upload-archive', 'git-upload-archive'),
+  ssh_upload_pack: preauth('ssh-upload-pack', 'git-upload-pack', true),
+  ssh_receive_pack: preauth('ssh-receive-pack', 'git-receive-pack', true),
+  ssh_upload_archive: preauth('ssh-upload-archive', 'git-upload-archive', false),
 } satisfies Record<string, PageHandler>;

@@ -17,7 +17,7 @@ export class CellDirectory {
   constructor(
     readonly cells: readonly CellConfig[],
     private readonly region: string,
-    tls: TlsOptions = {},
+    private readonly tls: TlsOptions = {},
     private readonly random: () => number = Math.random,
   ) {
     for (const cell of cells) {
@@ -41,6 +41,21 @@ export class CellDirectory {
   byAddress(address: string): CellConfig | undefined {
     const wanted = address.toLowerCase();
     return this.cells.find((c) => cellAuthority(c.url) === wanted);
+  }
+
+  /**
+   * The cell at `url` (`topology` mode: a cell URL built from a Topology Service answer): the
+   * configured cell with that `host:port`, else a cell of its own (id 0, named `topology:<host:port>`)
+   * with a transport, kept for later calls.
+   */
+  forUrl(url: string): CellConfig {
+    const authority = cellAuthority(url);
+    const known = this.byAddress(authority) ?? this.byName.get(`topology:${authority}`);
+    if (known) return known;
+    const cell: CellConfig = { id: 0, name: `topology:${authority}`, legacy: false, region: '', url };
+    this.byName.set(cell.name, cell);
+    this.transports.set(cell.name, createCellTransport(url, this.tls));
+    return cell;
   }
 
   transport(cell: CellConfig): CellTransport {

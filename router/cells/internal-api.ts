@@ -79,18 +79,26 @@ interface RawAnswer {
 
 const MAX_ANSWER_BYTES = 1 << 20;
 
+/** `topology` mode: the cell that owns a key, from the key blob (base64), classified by fingerprint. */
+export type KeyCellResolver = (blobBase64: string, ctx: CallContext) => Promise<CellConfig>;
+
 export class InternalApi {
   constructor(
     private readonly cells: CellDirectory,
     private readonly jwtKey: JwtKey,
     private readonly timeoutMs: number,
+    private readonly keyCell?: KeyCellResolver,
   ) {}
 
-  /** `GET /authorized_keys?key=<blob>` on the router's region first; undefined = unknown key. */
+  /**
+   * `GET /authorized_keys?key=<blob>`: with a `keyCell` resolver on the cell it names only (gitlab-shell
+   * in Cells mode), else on the router's region first; undefined = unknown key.
+   */
   async findKey(blobBase64: string, ctx: CallContext): Promise<KeyRecord | undefined> {
-    const answer = await this.onAnyCell(ctx, (cell) =>
-      this.call(cell, 'GET', `/authorized_keys?key=${encodeURIComponent(blobBase64)}`, undefined, ctx),
-    );
+    const path = `/authorized_keys?key=${encodeURIComponent(blobBase64)}`;
+    const answer = this.keyCell
+      ? await this.call(await this.keyCell(blobBase64, ctx), 'GET', path, undefined, ctx)
+      : await this.onAnyCell(ctx, (cell) => this.call(cell, 'GET', path, undefined, ctx));
     if (answer.status === 404) return undefined;
     const body = parseJsonObject<AuthorizedKeyJson>(answer, 'authorized_keys');
     if (typeof body.id !== 'number' || !Number.isSafeInteger(body.id)) {

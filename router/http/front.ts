@@ -11,6 +11,7 @@ import type { Classification, Classifier } from '../routing/classifier.js';
 import { evaluate } from '../rules/engine.js';
 import { parseCookies, RULE_ACTION_HEADER, RULE_TYPE_HEADER, ruleHeaders } from '../rules/http.js';
 import type { Ruleset } from '../rules/load.js';
+import type { RestClassifier } from '../topology/rest-classify.js';
 import { decideCell, type RouteDecision, type RoutingRuleResult } from './decide.js';
 import { checkPublicPath } from './public-path.js';
 
@@ -38,6 +39,8 @@ export interface HttpFrontDeps {
   notFoundDelayMs?: readonly [number, number] | undefined;
   /** Random source for the 404 delay (tests). */
   random?: () => number;
+  /** `topology` mode: `classify` rules are answered by the Topology Service's REST endpoint. */
+  topology?: RestClassifier | undefined;
 }
 
 /**
@@ -191,7 +194,9 @@ async function send(
   opened: (call: UpstreamCall) => void,
 ): Promise<Sent> {
   const route = await deps.routes.classify(fr.path, fr.method, { requestId: fr.requestId, log: fr.log });
-  const decision = decideCell(fr.rule, route, deps.cells);
+  const decision =
+    (await deps.topology?.decide(fr.rule, route, { requestId: fr.requestId, log: fr.log })) ??
+    decideCell(fr.rule, route, deps.cells);
   if (decision.ignoredRule)
     fr.log.warn({ rule: ruleIdOf(fr.rule) }, `routing rule not followed: ${decision.ignoredRule}`);
   const extra = decision.by === 'rule' ? ruleHeaders(fr.rule) : {};

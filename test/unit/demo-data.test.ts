@@ -33,8 +33,12 @@ describe('demo topology', () => {
 
   it('lists every port a stack binds and finds an offset where all of them are free', async () => {
     const ports = allStackPorts(0);
-    expect(ports).toHaveLength(19);
-    expect(ports).toEqual(expect.arrayContaining([2222, 8080, 8081, 3001, 4004, 4104, 9001, 9004]));
+    expect(ports).toHaveLength(25);
+    expect(ports).toEqual(
+      expect.arrayContaining([
+        2222, 8080, 8081, 3001, 4004, 4104, 9001, 9004, 4443, 9095, 9096, 2223, 8082, 8083,
+      ]),
+    );
     expect(new Set(ports).size).toBe(ports.length);
     const offset = await findFreeOffset(30_000, 10);
     expect(offset % 100).toBe(0);

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jwtKey, SHELL_HEADER, signShellJwt, signWorkhorseJwt, WORKHORSE_HEADER } from '../../lib/jwt.js';
+import { readSecretFile } from '../../lib/secrets.js';
+import type { RunningStack } from './stack.js';
+
+/** The JSON lines of a stack service's log (`<data>/logs/<name>.log`). */
+export function serviceLog(stack: RunningStack, name: string): Record<string, unknown>[] {
+  const text = readFileSync(join(stack.dataDir, 'logs', `${name}.log`), 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** The cells the topology router tunnelled `project` to, in order. */
+export function tunnelledCells(stack: RunningStack, project: string): string[] {
+  return serviceLog(stack, 'router-topology')
+    .filter((l) => l.msg === 'access granted, tunnelling' && l.gl_project_path === project)
+    .map((l) => String(l.cell));
+}
+
+/** The Topology Service's `call` lines of `method` (`Classify`, `POST /v1/classify`). */
+export function topologyCalls(stack: RunningStack, method: string): Record<string, unknown>[] {
+  return serviceLog(stack, 'topology-service').filter((l) => l.msg === 'call' && l.method === method);
+}
+
+export async function shellJwt(stack: RunningStack, glId?: string): Promise<string> {
+  return signShellJwt(jwtKey(readSecretFile(stack.json.secrets.shell, 'shell secret')), glId);
+}
+
+export async function workhorseJwt(stack: RunningStack): Promise<string> {
+  return signWorkhorseJwt(jwtKey(readSecretFile(stack.json.secrets.workhorse, 'workhorse secret')));
+}
+
+export { SHELL_HEADER, WORKHORSE_HEADER };
+
+export interface Answer {
+  status: number;
+  cell: string | null;
+  body: string;
+}
+
+/** A client of one HTTP front that keeps the `_gitlab_session` cookie. */
+export class HttpClient {
+  session: string | undefined;
+  constructor(private readonly base: string) {}
+
+  async request(
+    method: string,
+    path: string,
+    opts: { headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {},
+  ): Promise<Answer> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (this.session) headers.cookie = `_gitlab_session=${this.session}`;
+    let body: string | undefined;
+    if (opts.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(opts.form).toString();
+    } else if (opts.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(opts.json);
+    }
+    const res = await fetch(`${this.base}${path}`, { method, headers, body, redirect: 'manual' });
+    for (const cookie of res.headers.getSetCookie()) {
+      const m = /^_gitlab_session=([^;]*)/.exec(cookie);
+      if (m) this.session = m[1] === '' ? undefined : m[1];
+    }
+    return { status: res.status, cell: res.headers.get('x-gitlab-cell'), body: await res.text() };
+  }
+
+  signIn(login: string): Promise<Answer> {
+    return this.request('POST', '/users/sign_in', {
+      form: { 'user[login]': login, 'user[password]': `${login}-password` },
+    });
+  }
+}

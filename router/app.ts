@@ -47,46 +47,25 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
 
   const metrics = createMetrics();
   const cells = new CellDirectory(config.cells, config.region, deps.tls);
-  let rules: ReturnType<typeof loadRouterRuleset>;
-  try {
-    rules = loadRouterRuleset(config.rulesFile, cells);
-  } catch (err) {
-    await cells.close();
-    throw err;
-  }
-  log.info({ rules: rules.source, count: rules.ruleset.rules.length }, 'HTTP routing rules loaded');
-  const topology = topologyResolver(config, cells, metrics, log);
-  const api = new InternalApi(
-    cells,
-    key,
-    config.internalApiTimeoutMs,
-    topology ? keyCellResolver(topology) : undefined,
-  );
-  const learner = topology ? new TopologyLearner(topology) : api;
-  const classifier = new Classifier(cells, learner, metrics, log.child({ component: 'routing' }), {
-    maxEntries: config.learnCacheMaxEntries,
-    maxTtlMs: config.learnCacheMaxTtlMs,
-  });
+  const rules = await loadRules(config, cells, log);
+  const routing = buildRouting(config, cells, key, metrics, log);
   const ssh = new SshFront(
     {
       hostKey: hostKey.key,
       loginGraceMs: config.loginGraceMs,
       keepaliveIntervalMs: config.keepaliveIntervalMs,
     },
-    { api, classifier, cells, jwtKey: key, metrics },
+    { api: routing.api, classifier: routing.classifier, cells, jwtKey: key, metrics },
     log.child({ component: 'ssh' }),
   );
   const httpFront = createHttpFront({
-    routes: classifier,
+    routes: routing.classifier,
     cells,
     ruleset: rules.ruleset,
     metrics,
     log: log.child({ component: 'http' }),
     notFoundDelayMs: config.notFoundDelayMs,
-    topology:
-      topology && config.topologyServiceUrl
-        ? new RestClassifier(config.topologyServiceUrl, topology, metrics, config.topologyTimeoutMs)
-        : undefined,
+    topology: routing.rest,
   });
   const metricsServer = config.metricsListen ? createMetricsServer(metrics) : undefined;
 
@@ -100,7 +79,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       metricsServer.closeAllConnections();
       await closeHttp(metricsServer);
     }
-    topology?.close();
+    routing.topology?.close();
     await cells.close();
   };
 
@@ -120,6 +99,53 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       return closing;
     },
   };
+}
+
+/** The HTTP front's rule file; a bad one stops the build (the cells' connections are closed first). */
+async function loadRules(
+  config: Readonly<RouterConfig>,
+  cells: CellDirectory,
+  log: Logger,
+): Promise<ReturnType<typeof loadRouterRuleset>> {
+  let rules: ReturnType<typeof loadRouterRuleset>;
+  try {
+    rules = loadRouterRuleset(config.rulesFile, cells);
+  } catch (err) {
+    await cells.close();
+    throw err;
+  }
+  log.info({ rules: rules.source, count: rules.ruleset.rules.length }, 'HTTP routing rules loaded');
+  return rules;
+}
+
+/**
+ * Who decides the cell: in `learn` mode the cells' learn endpoint behind the internal API; in
+ * `topology` mode the Topology Service (key fingerprints, routes, and the HTTP front's classify rules).
+ */
+function buildRouting(
+  config: Readonly<RouterConfig>,
+  cells: CellDirectory,
+  key: ReturnType<typeof jwtKey>,
+  metrics: RouterMetrics,
+  log: Logger,
+) {
+  const topology = topologyResolver(config, cells, metrics, log);
+  const api = new InternalApi(
+    cells,
+    key,
+    config.internalApiTimeoutMs,
+    topology ? keyCellResolver(topology) : undefined,
+  );
+  const learner = topology ? new TopologyLearner(topology) : api;
+  const classifier = new Classifier(cells, learner, metrics, log.child({ component: 'routing' }), {
+    maxEntries: config.learnCacheMaxEntries,
+    maxTtlMs: config.learnCacheMaxTtlMs,
+  });
+  const rest =
+    topology && config.topologyServiceUrl
+      ? new RestClassifier(config.topologyServiceUrl, topology, metrics, config.topologyTimeoutMs)
+      : undefined;
+  return { topology, api, classifier, rest };
 }
 
 /** `routing: "topology"`: the Topology Service client; undefined in `learn` mode. */

@@ -40,24 +40,7 @@ async function main(): Promise<void> {
     },
     { prefix: 'STACK' },
   );
-  const paths = stackPaths(settings.dataDir);
-  const ports = stackPorts(settings.portOffset);
-  for (const dir of [paths.root, paths.configDir, paths.logDir]) await mkdir(dir, { recursive: true });
-  await rm(paths.stackJson, { force: true });
-
-  const publicKeys = await ensureDemoSecretsAndKeys(paths);
-  const topology = demoTopology(ports, paths, publicKeys, LOCAL_NET);
-  await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
-  const repositories = await ensureDemoRepositories(topology);
-  const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
-  await writeFile(
-    `${paths.root}/known_hosts`,
-    `[${HOST}]:${ports.routerSsh} ${hostKey}\n[${HOST}]:${ports.routerTopologySsh} ${hostKey}\n`,
-  );
-  await writeFile(`${paths.root}/gitlab-shell-config.yml`, gitlabShellConfigYml(paths, ports));
-
-  const planned = planServices(paths, ports, LOCAL_NET, settings.logLevel, { topology: true });
-  for (const p of planned) await writeFile(p.spec.configFile, `${JSON.stringify(p.config, null, 2)}\n`);
+  const { paths, ports, topology, repositories, planned } = await prepareStack(settings);
 
   let shuttingDown = false;
   const supervisor = new Supervisor(paths.logDir, (name, code, logTail) => {
@@ -89,11 +72,7 @@ async function main(): Promise<void> {
       await shutdown(EXIT_ADDRESS_IN_USE, () => addressInUseMessage(err, settings.portOffset));
       return;
     }
-    await shutdown(1, async () =>
-      err instanceof StartError
-        ? `stack failed to start: ${err.message}; every service of this stack has been stopped. Last log lines of ${err.service} (${err.logFile}):\n${err.logTail}\n`
-        : `stack failed to start: ${(err as Error).message}\n`,
-    );
+    await shutdown(1, async () => startFailureMessage(err));
     return;
   }
 
@@ -101,24 +80,64 @@ async function main(): Promise<void> {
   // Written atomically: readers that poll for the file never see half of it.
   await writeFile(`${paths.stackJson}.tmp`, `${JSON.stringify(contract, null, 2)}\n`);
   await rename(`${paths.stackJson}.tmp`, paths.stackJson);
-  const sshCommand = `ssh -i ${paths.userKey('alice')} -o IdentitiesOnly=yes -o UserKnownHostsFile=${paths.root}/known_hosts`;
   process.stdout.write(
-    [
-      '',
-      `GitLab Cells demo stack is up. Data: ${paths.root}  Logs: ${paths.logDir}`,
-      `Router SSH ${HOST}:${ports.routerSsh}, HTTP http://${HOST}:${ports.routerHttp}; stack.json: ${paths.stackJson}`,
-      `Topology router SSH ${HOST}:${ports.routerTopologySsh}, HTTP http://${HOST}:${ports.routerTopologyHttp}; Topology Service gRPC ${HOST}:${ports.topologyGrpc}, REST http://${HOST}:${ports.topologyHttp}`,
-      `gitlab-shell config for this stack: ${paths.root}/gitlab-shell-config.yml`,
-      '',
-      'Clone as alice (Developer in my-company/my-project, served by cell_eu0):',
-      `  export GIT_SSH_COMMAND="${sshCommand}"`,
-      `  git clone ssh://git@${HOST}:${ports.routerSsh}/my-company/my-project.git`,
-      '',
-      `Other users: ${topology.users.map((u) => u.username).join(', ')} (keys in ${paths.keysDir}).`,
-      'Press Ctrl-C to stop.',
-      '',
-    ].join('\n'),
+    upBanner(
+      paths,
+      ports,
+      topology.users.map((u) => u.username),
+    ),
   );
+}
+
+/** Demo data, configs and the service plan under the data folder (kept between runs where it exists). */
+async function prepareStack(settings: { dataDir: string; portOffset: number; logLevel: string }) {
+  const paths = stackPaths(settings.dataDir);
+  const ports = stackPorts(settings.portOffset);
+  for (const dir of [paths.root, paths.configDir, paths.logDir]) await mkdir(dir, { recursive: true });
+  await rm(paths.stackJson, { force: true });
+  const publicKeys = await ensureDemoSecretsAndKeys(paths);
+  const topology = demoTopology(ports, paths, publicKeys, LOCAL_NET);
+  await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
+  const repositories = await ensureDemoRepositories(topology);
+  const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
+  await writeFile(
+    `${paths.root}/known_hosts`,
+    `[${HOST}]:${ports.routerSsh} ${hostKey}\n[${HOST}]:${ports.routerTopologySsh} ${hostKey}\n`,
+  );
+  await writeFile(`${paths.root}/gitlab-shell-config.yml`, gitlabShellConfigYml(paths, ports));
+  const planned = planServices(paths, ports, LOCAL_NET, settings.logLevel, { topology: true });
+  for (const p of planned) await writeFile(p.spec.configFile, `${JSON.stringify(p.config, null, 2)}\n`);
+  return { paths, ports, topology, repositories, planned };
+}
+
+function startFailureMessage(err: unknown): string {
+  return err instanceof StartError
+    ? `stack failed to start: ${err.message}; every service of this stack has been stopped. Last log lines of ${err.service} (${err.logFile}):\n${err.logTail}\n`
+    : `stack failed to start: ${(err as Error).message}\n`;
+}
+
+/** What `npm start` prints once every service of this stack is listening. */
+function upBanner(
+  paths: ReturnType<typeof stackPaths>,
+  ports: ReturnType<typeof stackPorts>,
+  users: string[],
+): string {
+  const sshCommand = `ssh -i ${paths.userKey('alice')} -o IdentitiesOnly=yes -o UserKnownHostsFile=${paths.root}/known_hosts`;
+  return [
+    '',
+    `GitLab Cells demo stack is up. Data: ${paths.root}  Logs: ${paths.logDir}`,
+    `Router SSH ${HOST}:${ports.routerSsh}, HTTP http://${HOST}:${ports.routerHttp}; stack.json: ${paths.stackJson}`,
+    `Topology router SSH ${HOST}:${ports.routerTopologySsh}, HTTP http://${HOST}:${ports.routerTopologyHttp}; Topology Service gRPC ${HOST}:${ports.topologyGrpc}, REST http://${HOST}:${ports.topologyHttp}`,
+    `gitlab-shell config for this stack: ${paths.root}/gitlab-shell-config.yml`,
+    '',
+    'Clone as alice (Developer in my-company/my-project, served by cell_eu0):',
+    `  export GIT_SSH_COMMAND="${sshCommand}"`,
+    `  git clone ssh://git@${HOST}:${ports.routerSsh}/my-company/my-project.git`,
+    '',
+    `Other users: ${users.join(', ')} (keys in ${paths.keysDir}).`,
+    'Press Ctrl-C to stop.',
+    '',
+  ].join('\n');
 }
 
 main().catch((err: unknown) => {

@@ -13,7 +13,8 @@ import {
   stackPaths,
   stackPorts,
 } from './layout.js';
-import { planServices } from './stack-config.js';
+import { type PlannedService, planServices } from './stack-config.js';
+import { planTopologyService } from './topology-plan.js';
 
 /**
  * Where the services of the compose world reach each other: by compose service name, except that
@@ -58,6 +59,37 @@ export function gitalyToml(paths: StackPaths, port: number, cell: DemoCell, toke
   ].join('\n');
 }
 
+/** The compose service name of the Topology Service. */
+export const TOPOLOGY_SERVICE = 'topology-service';
+
+/**
+ * The Topology Service's container: the local stack's plan (`stack/topology-plan.ts`: ports, cells in
+ * the seed's order, `sessionPrefix` `cell-<id>`) but binding `0.0.0.0`, and each cell's `address` (what
+ * `proxy.address` answers) the host of that cell's bridge container.
+ */
+export function composeTopologyService(
+  paths: StackPaths,
+  net: StackNet,
+  logLevel = 'info',
+): PlannedService & { grpc: string } {
+  const ports = stackPorts(0);
+  const planned = planTopologyService(paths, ports, logLevel);
+  const cells = planned.config.cells as Array<Record<string, unknown> & { id: number }>;
+  return {
+    ...planned,
+    grpc: `${TOPOLOGY_SERVICE}:${ports.topologyGrpc}`,
+    config: {
+      ...planned.config,
+      grpcListen: `${net.bind}:${ports.topologyGrpc}`,
+      httpListen: `${net.bind}:${ports.topologyHttp}`,
+      cells: cells.map((c) => {
+        const cell = DEMO_CELLS.find((d) => d.id === c.id) as DemoCell;
+        return { ...c, address: net.host('bridge', cell) };
+      }),
+    },
+  };
+}
+
 /** The cell whose storage the `gitlab` profile's real Gitaly serves (the spare cell, empty at first). */
 export const GITLAB_GITALY_CELL = DEMO_CELLS[3];
 
@@ -66,7 +98,8 @@ export const GITLAB_GITALY_CELL = DEMO_CELLS[3];
  * STACK_DATA_DIR (volumes shared by the containers), with services reaching each other by their
  * compose names. Unlike `npm start`, each cell gets its own mock-cell container. Also writes
  * `known_hosts` for the router as the client container (`router:2222`) and the host
- * (`127.0.0.1:2222`) reach it. `COMPOSE_GITALY_<CELL>` (e.g. `COMPOSE_GITALY_CELL_EU1=gitaly-gitlab`)
+ * (`127.0.0.1:2222`) reach it, and the Topology Service's config; every mock-cell container registers
+ * its cell's claims with that service (`topologyService`). `COMPOSE_GITALY_<CELL>` (e.g. `COMPOSE_GITALY_CELL_EU1=gitaly-gitlab`)
  * points a cell at another Gitaly container.
  */
 export async function composeInit(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
@@ -90,6 +123,9 @@ export async function composeInit(dataDir: string, env: NodeJS.ProcessEnv = {}):
     `[${COMPOSE_NET.host('router')}]:${ports.routerSsh} ${hostKey}\n[${HOST}]:${ports.routerSsh} ${hostKey}\n`,
   );
   const written: string[] = [knownHosts];
+  const ts = composeTopologyService(paths, net);
+  await writeFile(ts.spec.configFile, `${JSON.stringify(ts.config, null, 2)}\n`);
+  written.push(ts.spec.configFile);
   for (const planned of planServices(paths, ports, net, 'info')) {
     if (planned.spec.service !== 'mock-cell') {
       await writeFile(planned.spec.configFile, `${JSON.stringify(planned.config, null, 2)}\n`);
@@ -99,7 +135,8 @@ export async function composeInit(dataDir: string, env: NodeJS.ProcessEnv = {}):
     for (const cell of DEMO_CELLS) {
       const listen = (planned.config.listen as Array<{ cell: string }>).filter((l) => l.cell === cell.name);
       const file = `${paths.configDir}/mock-cell-${cell.name}.json`;
-      await writeFile(file, `${JSON.stringify({ ...planned.config, listen }, null, 2)}\n`);
+      const config = { ...planned.config, listen, topologyService: ts.grpc };
+      await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
       written.push(file);
     }
   }
@@ -150,6 +187,11 @@ export function healthProbes(service: string, config: Record<string, unknown>): 
       }));
     case 'mock-gitaly':
       return [{ kind: 'tcp', port: portOf(config.listen) }];
+    case 'topology-service':
+      return [
+        { kind: 'tcp', port: portOf(config.grpcListen) },
+        { kind: 'http', port: portOf(config.httpListen), path: '/readiness' },
+      ];
     default:
       return [];
   }

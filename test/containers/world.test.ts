@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashedRepoPath } from '../../lib/repo-path.js';
-import { composeNet } from '../../stack/compose-init.js';
+import { composeNet, TOPOLOGY_SERVICE } from '../../stack/compose-init.js';
 import { DEMO_PROJECTS, demoTopology } from '../../stack/demo-topology.js';
 import { composeServiceName, DEMO_CELLS, stackPaths, stackPorts } from '../../stack/layout.js';
 import { run } from '../helpers/run.js';
@@ -127,6 +127,47 @@ describe.skipIf(!engine.ok && !required)('the compose world in containers', () =
     >;
     expect(Object.keys(bindings).sort()).toEqual(['2222/tcp', '8080/tcp']);
     for (const b of Object.values(bindings)) expect(b.map((x) => x.HostIp)).toEqual(['127.0.0.1']);
+  });
+
+  it('the Topology Service is healthy and classifies each demo project’s route to the cell that claimed it', async () => {
+    await world.waitHealthy(TOPOLOGY_SERVICE, 30_000);
+    expect((await world.inspect(TOPOLOGY_SERVICE)).State.Running).toBe(true);
+    // POST /v1/classify over the world's network, by service name, from the router's container
+    const url = `http://${TOPOLOGY_SERVICE}:${stackPorts(0).topologyHttp}/v1/classify`;
+    const classify = async (body: object) => {
+      const script = `fetch(${JSON.stringify(url)}, {method: 'POST', body: ${JSON.stringify(JSON.stringify(body))}}).then(async (r) => console.log(r.status, await r.text()), (e) => { console.log('ERR', e.message); process.exit(1); })`;
+      const r = await world.exec('router', ['node', '-e', script]);
+      expect(r.exitCode, r.output).toBe(0);
+      const text = r.output.trim();
+      const at = text.indexOf(' ');
+      return {
+        status: Number(text.slice(0, at)),
+        body: JSON.parse(text.slice(at + 1)) as Record<string, unknown>,
+      };
+    };
+    const routes = new Map(repos.map((r) => [r.full.split('/')[0] as string, r.cell]));
+    expect(routes.size).toBeGreaterThan(1);
+    for (const [route, cell] of routes) {
+      // the mock cells claim once all their cells listen; allow a few seconds for that
+      let got = await classify({ claims: [{ route }] });
+      const deadline = Date.now() + 15_000;
+      while (got.status !== 200 && Date.now() < deadline) {
+        await new Promise((res) => setTimeout(res, 500));
+        got = await classify({ claims: [{ route }] });
+      }
+      expect(got, route).toEqual({
+        status: 200,
+        body: {
+          action: 'PROXY',
+          proxy: { address: composeServiceName('bridge', cell) },
+          matchedClaim: { route },
+        },
+      });
+    }
+    // a route no cell claimed is NOT_FOUND (gRPC code 5), as gitlab-shell then uses its default host
+    const unknown = await classify({ claims: [{ route: 'no-such-namespace' }] });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe(5);
   });
 
   it('client scenario: clones every demo project, pushes a branch, archives, is denied a private project', async () => {

@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { projectRoot } from '../../lib/proto.js';
 import type { Topology } from '../../mock-cell/topology-types.js';
-import { composeInit, GITLAB_GITALY_CELL, healthProbes } from '../../stack/compose-init.js';
+import {
+  composeInit,
+  composeTopologyService,
+  GITLAB_GITALY_CELL,
+  healthProbes,
+  TOPOLOGY_SERVICE,
+} from '../../stack/compose-init.js';
 import { COMPOSE_NET, composeServiceName, DEMO_CELLS, stackPaths, stackPorts } from '../../stack/layout.js';
 import { planServices } from '../../stack/stack-config.js';
 import { run } from '../helpers/run.js';
@@ -35,6 +41,7 @@ const compose = parse(readFileSync(join(root, 'compose.yaml'), 'utf8'), { merge:
 };
 const paths = stackPaths('/data');
 const planned = planServices(stackPaths('/data'), stackPorts(0), COMPOSE_NET, 'info');
+const topologyService = composeTopologyService(stackPaths('/data'), COMPOSE_NET);
 
 function portOf(address: unknown): string {
   return String(address).split(':').pop() as string;
@@ -42,7 +49,14 @@ function portOf(address: unknown): string {
 
 /** The container that runs one planned service (mock-cell is split per cell under compose). */
 function expectedContainers() {
-  const out: Array<{ name: string; main: string; config: string; ports: string[] }> = [];
+  const out: Array<{ name: string; main: string; config: string; ports: string[] }> = [
+    {
+      name: TOPOLOGY_SERVICE,
+      main: 'dist/topology-service/main.js',
+      config: topologyService.spec.configFile,
+      ports: [portOf(topologyService.config.grpcListen), portOf(topologyService.config.httpListen)],
+    },
+  ];
   for (const p of planned) {
     const c = p.config;
     if (p.spec.service === 'mock-cell') {
@@ -84,7 +98,8 @@ describe('compose.yaml', () => {
     expect(names).toEqual(
       ['init', 'client', 'gitaly-gitlab', ...expectedContainers().map((e) => e.name)].sort(),
     );
-    // no Topology Service or Geo secondary exists yet; only the real Gitaly is behind a profile
+    // the Topology Service is one of the stack's containers; no Geo secondary exists yet; only the
+    // real Gitaly is behind a profile
     expect(Object.entries(compose.services).filter(([, s]) => s.profiles)).toEqual([
       ['gitaly-gitlab', expect.objectContaining({ profiles: ['gitlab'] })],
     ]);
@@ -126,6 +141,24 @@ describe('compose.yaml', () => {
       expect(svc.depends_on?.init).toEqual({ condition: 'service_completed_successfully' });
     },
   );
+
+  it('runs the Topology Service on its default ports, before the mock cells that register claims with it', () => {
+    const ports = stackPorts(0);
+    expect(topologyService.config.grpcListen).toBe(`0.0.0.0:${ports.topologyGrpc}`);
+    expect(topologyService.config.httpListen).toBe(`0.0.0.0:${ports.topologyHttp}`);
+    expect(topologyService.grpc).toBe(`${TOPOLOGY_SERVICE}:${ports.topologyGrpc}`);
+    expect(compose.services[TOPOLOGY_SERVICE]?.depends_on).toEqual({
+      init: { condition: 'service_completed_successfully' },
+    });
+    for (const cell of DEMO_CELLS) {
+      expect(compose.services[composeServiceName('rails', cell)]?.depends_on).toEqual({
+        init: { condition: 'service_completed_successfully' },
+        [TOPOLOGY_SERVICE]: { condition: 'service_healthy' },
+      });
+    }
+    // the router stays in `learn` mode: it needs no Topology Service
+    expect(compose.services.router?.depends_on).not.toHaveProperty(TOPOLOGY_SERVICE);
+  });
 
   it('starts each bridge after its cell’s Rails and Gitaly are healthy, the router after every bridge', () => {
     for (const cell of DEMO_CELLS) {
@@ -237,6 +270,33 @@ describe('stack/compose-init.ts', () => {
     expect(text).toContain(`listen_addr = "0.0.0.0:${stackPorts(0).gitaly(GITLAB_GITALY_CELL.id)}"`);
   });
 
+  it('writes the Topology Service’s config (every demo cell, at its bridge’s host) and points each mock cell at it', async () => {
+    const p = stackPaths(dir);
+    const ts = JSON.parse(await readFile(`${p.configDir}/topology-service.json`, 'utf8')) as {
+      grpcListen: string;
+      httpListen: string;
+      cells: Array<{ id: number; name: string; address: string; sessionPrefix: string }>;
+    };
+    expect(ts.grpcListen).toBe('0.0.0.0:9095');
+    expect(ts.httpListen).toBe('0.0.0.0:9096');
+    expect(ts.cells).toEqual(
+      DEMO_CELLS.map((c) => ({
+        id: c.id,
+        name: c.name,
+        address: composeServiceName('bridge', c),
+        sessionPrefix: `cell-${c.id}`,
+      })),
+    );
+    for (const cell of DEMO_CELLS) {
+      const config = JSON.parse(await readFile(`${p.configDir}/mock-cell-${cell.name}.json`, 'utf8')) as {
+        topologyService?: string;
+        listen: Array<{ cell: string }>;
+      };
+      expect(config.topologyService, cell.name).toBe('topology-service:9095');
+      expect(config.listen.map((l) => l.cell)).toEqual([cell.name]);
+    }
+  });
+
   it('points a cell at another Gitaly container with COMPOSE_GITALY_<CELL>, and only that cell', async () => {
     const topology = JSON.parse(await readFile(stackPaths(dir).topology, 'utf8')) as Topology;
     const addresses = Object.fromEntries(topology.cells.map((c) => [c.name, c.gitaly.address]));
@@ -259,6 +319,10 @@ describe('stack/compose-init.ts', () => {
     ]);
     expect(healthProbes('mock-gitaly', planned[0]?.config ?? {})).toEqual([{ kind: 'tcp', port: 9001 }]);
     expect(healthProbes('mock-cell', byService['mock-cell'] as Record<string, unknown>)).toHaveLength(4);
+    expect(healthProbes('topology-service', topologyService.config)).toEqual([
+      { kind: 'tcp', port: 9095 },
+      { kind: 'http', port: 9096, path: '/readiness' },
+    ]);
     expect(healthProbes('something-else', {})).toEqual([]);
   });
 });

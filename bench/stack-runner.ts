@@ -152,7 +152,7 @@ export interface ExtraBridge {
 /**
  * Starts a second bridge for `cellName` from `dist/bridge/main.js`, with the stack's config of that
  * cell's bridge plus `overrides` (e.g. `gitalyUploadPack: "stream"`), on a port of its own and
- * without a metrics listener. It asks the same Rails, which names the same Gitaly. Its log goes to
+ * without a metrics listener or shell endpoint. It asks the same Rails, which names the same Gitaly. Its log goes to
  * `<data>/logs/<name>.log` beside the stack's.
  */
 export async function startExtraBridge(
@@ -166,7 +166,8 @@ export async function startExtraBridge(
     string,
     unknown
   >;
-  const { metricsListen: _metrics, ...own } = base;
+  // Its own port only: the cell's bridge already holds the metrics and the shared shell endpoint.
+  const { metricsListen: _metrics, shellListen: _shell, ...own } = base;
   const config = { ...own, listen: '127.0.0.1:0', ...opts.overrides };
   const configFile = join(paths.configDir, `${name}.json`);
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });

@@ -7,6 +7,7 @@ import {
   INITIAL_WINDOW,
   YamuxSession,
   type YamuxStream,
+  YOUNG_GC_PACE_BYTES,
 } from '../lib/yamux/index.js';
 import type { GitalyConfig } from './config.js';
 
@@ -26,6 +27,8 @@ export function yamuxServerOptions(flavour: GitalyConfig['yamuxFlavour']) {
     maxStreamWindow: libp2p ? INITIAL_WINDOW : GITALY_STREAM_WINDOW,
     maxFrameData: libp2p ? DEFAULT_MAX_FRAME_DATA : GITALY_STREAM_WINDOW,
     keepAliveIntervalMs: 0,
+    // git's output leaves through here (read from its pipe just before): see lib/yamux/young-gc.ts.
+    youngGcEveryBytes: YOUNG_GC_PACE_BYTES,
   };
 }
 

@@ -10,7 +10,7 @@ import {
   SIDECHANNEL_MAGIC,
   SIDECHANNEL_OK,
 } from '../sidechannel.js';
-import { YamuxSession, type YamuxStream } from '../yamux/index.js';
+import { YamuxSession, type YamuxStream, YOUNG_GC_PACE_BYTES } from '../yamux/index.js';
 import type { GitalyTarget } from './address.js';
 import { readExactly } from './read-exactly.js';
 import type { SidechannelRegistry } from './registry.js';
@@ -72,6 +72,8 @@ export class BackchannelCredentials extends grpc.ChannelCredentials {
       keepAliveIntervalMs: 0,
       // Gitaly's clients: do not hold a stream for minutes when the other end hangs up.
       streamCloseTimeoutMs: 1000,
+      // Pack data arrives here: keep V8 from mark-compacting for it (see lib/yamux/young-gc.ts).
+      youngGcEveryBytes: YOUNG_GC_PACE_BYTES,
     });
     session.on('stream', (stream: YamuxStream) => void this.inbound(stream));
     session.on('close', (err?: Error) => this.opts.onSessionClose?.(err));

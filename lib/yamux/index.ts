@@ -21,3 +21,4 @@ export { DEFAULT_MAX_FRAME_DATA, type YamuxOptions, type YamuxRole } from './opt
 export { YamuxSession } from './session.js';
 export { YamuxStream } from './stream.js';
 export type { YamuxSessionEvents, YamuxStats } from './types.js';
+export { YOUNG_GC_PACE_BYTES } from './young-gc.js';

@@ -20,6 +20,11 @@ export interface YamuxOptions {
   streamOpenTimeoutMs?: number;
   /** After our FIN, wait this long for the peer's FIN, then RST. Default 5 min; 0 = off. */
   streamCloseTimeoutMs?: number;
+  /**
+   * Run a V8 young-generation collection after every this many bytes read or sent as Data, counted
+   * across the process's sessions (see young-gc.ts). 0 (default) = never.
+   */
+  youngGcEveryBytes?: number;
   /** Trace hook for tests: every frame header read from or written to the socket. */
   onFrame?: (direction: 'in' | 'out', header: FrameHeader) => void;
 }
@@ -34,6 +39,7 @@ export interface ResolvedOptions {
   keepAliveTimeoutMs: number;
   streamOpenTimeoutMs: number;
   streamCloseTimeoutMs: number;
+  youngGcEveryBytes: number;
   onFrame: YamuxOptions['onFrame'];
 }
 
@@ -64,6 +70,7 @@ export function resolveOptions(opts: YamuxOptions): ResolvedOptions {
     keepAliveTimeoutMs: KEEPALIVE_TIMEOUT_MS,
     streamOpenTimeoutMs: intOption('streamOpenTimeoutMs', opts.streamOpenTimeoutMs, 75_000, 0, MAX_U31),
     streamCloseTimeoutMs: intOption('streamCloseTimeoutMs', opts.streamCloseTimeoutMs, 300_000, 0, MAX_U31),
+    youngGcEveryBytes: intOption('youngGcEveryBytes', opts.youngGcEveryBytes, 0, 0, MAX_U31),
     onFrame: opts.onFrame,
   };
 }

@@ -10,6 +10,7 @@ import { type StreamLink, YamuxStream } from './stream.js';
 import { StreamTable } from './table.js';
 import { emptyStats, type YamuxSessionEvents, type YamuxStats } from './types.js';
 import { FrameWriter } from './writer.js';
+import { paceYoungGc } from './young-gc.js';
 
 const MAX_STREAM_ID = 0xffffffff;
 /** After we end the socket, how long the peer gets to close its side before we destroy it. */
@@ -124,7 +125,10 @@ export class YamuxSession extends EventEmitter<YamuxSessionEvents> {
       maxFrameData: this.opts.maxFrameData,
       closeTimeoutMs: this.opts.streamCloseTimeoutMs,
       isOpen: () => !this.isClosed,
-      send: (type, flags, id, length, payload) => this.writer.send(type, flags, id, length, payload),
+      send: (type, flags, id, length, payload) => {
+        if (type === FrameType.Data) this.paceGc(length);
+        this.writer.send(type, flags, id, length, payload);
+      },
       cork: () => this.writer.cork(),
       uncork: () => this.writer.uncork(),
       whenWritable: (cb) => this.writer.whenWritable(cb),
@@ -154,6 +158,7 @@ export class YamuxSession extends EventEmitter<YamuxSessionEvents> {
    */
   private onSocketData(chunk: Buffer): void {
     if (this.isClosed) return;
+    this.paceGc(chunk.length);
     if (this.inbox !== undefined) {
       this.inbox.push(chunk);
       return;
@@ -167,6 +172,10 @@ export class YamuxSession extends EventEmitter<YamuxSessionEvents> {
     } finally {
       this.inbox = undefined;
     }
+  }
+
+  private paceGc(bytes: number): void {
+    if (this.opts.youngGcEveryBytes > 0) paceYoungGc(bytes, this.opts.youngGcEveryBytes);
   }
 
   /** Protocol faults get GoAway(protocol error), anything else (a throwing listener) GoAway(internal). */
@@ -271,13 +280,8 @@ export class YamuxSession extends EventEmitter<YamuxSessionEvents> {
   private end(err: Error | undefined, hard = false): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    const streamErr = new YamuxError(
-      'YAMUX_SESSION_CLOSED',
-      `session closed${err ? `: ${err.message}` : ''}`,
-      {
-        cause: err,
-      },
-    );
+    const detail = err ? `: ${err.message}` : '';
+    const streamErr = new YamuxError('YAMUX_SESSION_CLOSED', `session closed${detail}`, { cause: err });
     this.pinger.rejectAll(streamErr);
     const { streams, neverSeen } = this.table.clear();
     // Streams the application never received get no error: nobody could be listening for it.

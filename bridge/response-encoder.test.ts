@@ -12,7 +12,10 @@ const failure = { code: 'GITALY_INTERNAL', message: 'boom', compatText: 'Interna
 
 describe('compatibleEncoder', () => {
   it('passes bytes through and appends the failure text', () => {
-    expect(Buffer.concat(compatibleEncoder.output('stderr', Buffer.from('e'))).toString()).toBe('e');
+    const pieces = [Buffer.from('e'), Buffer.from('f')];
+    const out = compatibleEncoder.output('stderr', pieces);
+    expect(Buffer.concat(out).toString()).toBe('ef');
+    expect(out[0]).toBe(pieces[0]);
     expect(compatibleEncoder.success(3)).toEqual([]);
     expect(Buffer.concat(compatibleEncoder.failure(failure, 1)).toString()).toBe('Internal Server Error\n');
     expect(compatibleEncoder.keepalive()).toBeUndefined();
@@ -22,12 +25,26 @@ describe('compatibleEncoder', () => {
 describe('framedEncoder', () => {
   it('frames stdout and stderr, splitting oversized chunks', () => {
     const big = Buffer.alloc(MAX_RESPONSE_FRAME_PAYLOAD + 10, 1);
-    const frames = decode(framedEncoder.output('stdout', big));
+    const frames = decode(framedEncoder.output('stdout', [big]));
     expect(frames.map((f) => [f.type, f.payload.length])).toEqual([
       [ResponseFrame.stdout, MAX_RESPONSE_FRAME_PAYLOAD],
       [ResponseFrame.stdout, 10],
     ]);
-    expect(decode(framedEncoder.output('stderr', Buffer.from('x')))[0]?.type).toBe(ResponseFrame.stderr);
+    expect(decode(framedEncoder.output('stderr', [Buffer.from('x')]))[0]?.type).toBe(ResponseFrame.stderr);
+  });
+
+  it('frames each piece of a run without copying it', () => {
+    const a = Buffer.from('abc');
+    const b = Buffer.from('de');
+    const out = framedEncoder.output('stdout', [a, Buffer.alloc(0), b]);
+    expect(out).toHaveLength(4);
+    expect(out[1]).toBe(a);
+    expect(out[3]).toBe(b);
+    expect(decode(out)).toEqual([
+      { type: ResponseFrame.stdout, payload: a },
+      { type: ResponseFrame.stdout, payload: b },
+    ]);
+    expect(framedEncoder.output('stdout', [])).toEqual([]);
   });
 
   it('ends with the exit status', () => {

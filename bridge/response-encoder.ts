@@ -21,17 +21,49 @@ export interface TunnelFailure {
 /** Turns the tunnel's events into response bytes; one implementation per response mode. */
 export interface ResponseEncoder {
   readonly framed: boolean;
-  output(kind: 'stdout' | 'stderr', data: Buffer): Buffer[];
+  /**
+   * A run of output pieces of one kind, in order → the buffers to write. The pieces are passed on as
+   * they are (never copied), so a caller can hand them to one vectored write.
+   */
+  output(kind: 'stdout' | 'stderr', pieces: readonly Buffer[]): Buffer[];
   /** A keepalive to send after `responseKeepaliveMs` without output, if the mode has one. */
   keepalive(): Buffer | undefined;
   success(exitStatus: number): Buffer[];
   failure(failure: TunnelFailure, lastExitStatus: number | undefined): Buffer[];
 }
 
+/**
+ * Pieces → one frame per piece (a piece over MAX_RESPONSE_FRAME_PAYLOAD is cut), each its 5-byte
+ * header followed by the piece itself, so the payload is never copied. Pieces are not merged into
+ * one frame: a reader that collects a frame before handing it on (lib/framing's FrameReader, in the
+ * router) pays for a frame's size with every read that ends inside it.
+ */
+export function framePieces(type: number, pieces: readonly Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  for (const piece of pieces) {
+    if (piece.length <= MAX_RESPONSE_FRAME_PAYLOAD) {
+      if (piece.length > 0) out.push(frameHead(type, piece.length), piece);
+      continue;
+    }
+    for (let at = 0; at < piece.length; at += MAX_RESPONSE_FRAME_PAYLOAD) {
+      const part = piece.subarray(at, at + MAX_RESPONSE_FRAME_PAYLOAD);
+      out.push(frameHead(type, part.length), part);
+    }
+  }
+  return out;
+}
+
+function frameHead(type: number, length: number): Buffer {
+  const head = Buffer.allocUnsafe(5);
+  head[0] = type;
+  head.writeUInt32BE(length, 1);
+  return head;
+}
+
 /** Workhorse's mode: stdout and stderr bytes interleaved, a text line appended on failure, no exit status. */
 export const compatibleEncoder: ResponseEncoder = {
   framed: false,
-  output: (_kind, data) => [data],
+  output: (_kind, pieces) => [...pieces],
   keepalive: () => undefined,
   success: () => [],
   failure: (failure) => [Buffer.from(failure.compatText)],
@@ -40,14 +72,8 @@ export const compatibleEncoder: ResponseEncoder = {
 /** Our `Gitlab-Cells-Response-Framing: v1` mode. */
 export const framedEncoder: ResponseEncoder = {
   framed: true,
-  output(kind, data) {
-    const type = kind === 'stdout' ? ResponseFrame.stdout : ResponseFrame.stderr;
-    const frames: Buffer[] = [];
-    for (let i = 0; i < data.length; i += MAX_RESPONSE_FRAME_PAYLOAD) {
-      frames.push(encodeFrame(type, data.subarray(i, i + MAX_RESPONSE_FRAME_PAYLOAD)));
-    }
-    return frames;
-  },
+  output: (kind, pieces) =>
+    framePieces(kind === 'stdout' ? ResponseFrame.stdout : ResponseFrame.stderr, pieces),
   keepalive: () => encodeFrame(ResponseFrame.keepalive),
   success: (exitStatus) => [encodeExitStatus(exitStatus)],
   failure: (failure, lastExitStatus) => [

@@ -7,6 +7,7 @@ import type { Outcome } from '../lib/outcome.js';
 import { BadFrame, BodyTooLarge, IdleTimeout, TunnelTimeout } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { gitalyFailureMessage } from './gitaly-errors.js';
+import { OutputBatch } from './output-batch.js';
 import { COMPAT_FAILURE_TEXT, type ResponseEncoder, type TunnelFailure } from './response-encoder.js';
 
 export interface TunnelStreamOptions {
@@ -56,12 +57,15 @@ export class TunnelStream {
   private waitingCallDrain = false;
   private waitingResDrain = false;
   private settle: ((r: TunnelStreamResult) => void) | undefined;
+  private readonly output: OutputBatch;
 
   constructor(
     private readonly ex: Exchange,
     private readonly call: GitalySshCall,
     private readonly opts: TunnelStreamOptions,
-  ) {}
+  ) {
+    this.output = new OutputBatch(opts.encoder, (chunks) => this.writeOutput(chunks));
+  }
 
   /** Streams until the call and the response have ended. */
   run(): Promise<TunnelStreamResult> {
@@ -69,7 +73,9 @@ export class TunnelStream {
       this.settle = resolve;
     });
     this.ex.onClientGone(() => this.clientGone());
-    this.call.on('output', (kind, data) => this.onOutput(kind, data));
+    this.call.on('output', (kind: OutputKind, data: Buffer) => {
+      if (this.state === 'streaming') this.output.add(kind, data);
+    });
     this.call.on('end', (result) => this.onCallEnd(result));
     this.startTimers();
     this.pipeBody();
@@ -139,10 +145,10 @@ export class TunnelStream {
     if (this.state === 'streaming') this.source?.resume();
   };
 
-  private onOutput(kind: OutputKind, data: Buffer): void {
+  private writeOutput(chunks: Buffer[]): void {
     if (this.state !== 'streaming') return;
     this.activity();
-    const ok = this.send(this.opts.encoder.output(kind, data));
+    const ok = this.send(chunks);
     if (!ok && !this.waitingResDrain) {
       this.waitingResDrain = true;
       this.call.pauseOutput();
@@ -166,19 +172,19 @@ export class TunnelStream {
     this.waitingCallDrain = false;
   }
 
+  /** One batch: a single vectored write on the connection, one metrics update. */
   private send(chunks: Buffer[]): boolean {
-    let ok = true;
-    for (const chunk of chunks) {
-      this.bytesOut += chunk.length;
-      this.opts.onBytesOut(chunk.length);
-      ok = this.ex.write(chunk);
-    }
+    let bytes = 0;
+    for (const chunk of chunks) bytes += chunk.length;
+    this.bytesOut += bytes;
+    this.opts.onBytesOut(bytes);
     this.keepaliveTimer?.refresh();
-    return ok;
+    return this.ex.writeAll(chunks);
   }
 
   private onCallEnd(result: SshCallResult): void {
     if (this.state !== 'streaming') return;
+    this.output.flush();
     if (result.exitStatus !== undefined) this.lastExit = result.exitStatus;
     if (result.code === GrpcStatus.OK) {
       const exitStatus = this.lastExit ?? 0;
@@ -203,6 +209,7 @@ export class TunnelStream {
 
   private finish(chunks: Buffer[], result: Omit<TunnelStreamResult, 'bytesIn' | 'bytesOut'>): void {
     this.state = 'ending';
+    this.output.clear();
     this.result = result;
     this.stopInput();
     for (const chunk of chunks) {

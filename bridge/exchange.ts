@@ -22,6 +22,9 @@ interface Reply extends Writable {
  */
 export const RESPONSE_BUFFER_BYTES = 256 * 1024;
 
+const CRLF = Buffer.from('\r\n');
+const LAST_CHUNK = Buffer.from('0\r\n\r\n');
+
 /** After the response, an HTTP/1.1 connection whose request body is still open lingers this long, then closes. */
 const LINGER_MS = 2000;
 
@@ -35,6 +38,8 @@ export class Exchange {
   readonly protocol: 'h1' | 'h2';
   private finished = false;
   private gone = false;
+  /** HTTP/1.1 chunked body framed by `writeAll` rather than by Node (see `begin`). */
+  private ownChunks = false;
   private readonly res: Reply;
 
   /**
@@ -157,18 +162,28 @@ export class Exchange {
   begin(status: number, headers: OutgoingHttpHeaders): void {
     this.res.writeHead(status, headers);
     this.res.flushHeaders();
+    const h1 = this.res as unknown as ServerResponse;
+    if (this.protocol === 'h1' && h1.chunkedEncoding) {
+      // Node frames every write() as its own chunk; a batch of frame headers and pieces would
+      // become many tiny chunks (and a 'data' event each for the client), so the chunk framing of
+      // this body is written here instead: one chunk per writeAll.
+      h1.chunkedEncoding = false;
+      this.ownChunks = true;
+    }
   }
 
   /** Writes one chunk; false means wait for `onDrain` (Node's high-water mark). */
   write(chunk: Buffer): boolean {
     if (this.gone || this.res.writableEnded) return true;
-    return this.res.write(chunk);
+    if (!this.ownChunks) return this.res.write(chunk);
+    this.writeAll([chunk]);
+    return !this.res.writableNeedDrain;
   }
 
   /**
-   * Writes `chunks` corked, as one vectored write (HTTP/2: one write to the stream); false means
-   * wait for `onDrain`: RESPONSE_BUFFER_BYTES are queued (by then a write has seen Node's smaller
-   * high-water mark, so 'drain' is due).
+   * Writes `chunks` corked, as one vectored write (HTTP/1.1: one chunk; HTTP/2: one write to the
+   * stream); false means wait for `onDrain`: RESPONSE_BUFFER_BYTES are queued (by then a write has
+   * seen Node's smaller high-water mark, so 'drain' is due).
    */
   writeAll(chunks: readonly Buffer[]): boolean {
     if (this.gone || this.res.writableEnded) return true;
@@ -176,7 +191,9 @@ export class Exchange {
     for (const chunk of chunks) length += chunk.length;
     if (length === 0) return this.res.writableLength < RESPONSE_BUFFER_BYTES;
     this.res.cork();
+    if (this.ownChunks) this.res.write(`${length.toString(16)}\r\n`, 'latin1');
     for (const chunk of chunks) if (chunk.length > 0) this.res.write(chunk);
+    if (this.ownChunks) this.res.write(CRLF);
     this.res.uncork();
     return this.res.writableLength < RESPONSE_BUFFER_BYTES;
   }
@@ -192,8 +209,13 @@ export class Exchange {
   /** Ends the response; if the request body is still open, the exchange is closed after it. */
   end(chunks: Buffer[] = []): void {
     if (this.gone || this.res.writableEnded) return;
-    for (const chunk of chunks) this.res.write(chunk);
-    this.res.end();
+    if (this.ownChunks) {
+      this.writeAll(chunks);
+      this.res.end(LAST_CHUNK);
+    } else {
+      for (const chunk of chunks) this.res.write(chunk);
+      this.res.end();
+    }
     this.closeBodyAfterResponse();
   }
 

@@ -20,7 +20,7 @@ import { callMetadata, firstRequest } from './gitaly-client.js';
 import { CORRELATION_HEADER, preauthHeaders, TEXT_PLAIN } from './headers.js';
 import type { TunnelRegistry } from './in-flight.js';
 import type { TunnelLimiter } from './limits.js';
-import type { BridgeMetrics } from './metrics.js';
+import { type BridgeMetrics, SteppedCount } from './metrics.js';
 import { type PreauthOutcome, type PreauthResponse, preauthorize } from './preauth.js';
 import { compatibleEncoder, framedEncoder } from './response-encoder.js';
 import type { RouteHandler, RouteRequest, Served } from './routes.js';
@@ -254,8 +254,8 @@ async function streamTunnel(
     firstRequest(service, s.auth, t.gitProtocol),
     callMetadata(server.token, req.correlationId, server.call_metadata),
   );
-  const bytesIn = metrics.bytes.labels(route, 'in');
-  const bytesOut = metrics.bytes.labels(route, 'out');
+  const bytesIn = new SteppedCount(metrics.bytes.labels(route, 'in'));
+  const bytesOut = new SteppedCount(metrics.bytes.labels(route, 'out'));
   const tunnel = new TunnelStream(ex, call, {
     encoder: t.framed ? framedEncoder : compatibleEncoder,
     bodyFramed: t.bodyFramed,
@@ -264,8 +264,8 @@ async function streamTunnel(
     idleTimeoutMs: config.tunnelIdleTimeoutMs,
     maxDurationMs: config.tunnelMaxDurationMs,
     keepaliveMs: config.responseKeepaliveMs,
-    onBytesIn: (n) => bytesIn.inc(n),
-    onBytesOut: (n) => bytesOut.inc(n),
+    onBytesIn: (n) => bytesIn.add(n),
+    onBytesOut: (n) => bytesOut.add(n),
   });
   metrics.tunnelsInFlight.inc({ route });
   try {
@@ -286,6 +286,8 @@ async function streamTunnel(
       },
     };
   } finally {
+    bytesIn.flush();
+    bytesOut.flush();
     metrics.tunnelsInFlight.dec({ route });
   }
 }

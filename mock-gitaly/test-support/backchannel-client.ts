@@ -3,6 +3,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { BackchannelCredentials, parseGitalyAddress, SidechannelRegistry } from '../../lib/gitaly/index.js';
 import { loadSshService } from '../../lib/proto.js';
 import { encodeStdin, SIDECHANNEL_ID_METADATA, SidebandReader, STDIN_FLUSH } from '../../lib/sidechannel.js';
+import { StdoutWatch } from './stdout-watch.js';
 
 /**
  * Test client for mock Gitaly's backchannel, built on the bridge's client library (`lib/gitaly`):
@@ -50,7 +51,7 @@ export class SidechannelCall {
   /** Resolves with the sidechannel once Gitaly opened it and `ok` was written. */
   readonly stream: Promise<Duplex>;
   private readonly out: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
-  private waiters: Array<() => void> = [];
+  private readonly watch = new StdoutWatch(() => this.stdout);
 
   constructor(bc: BackchannelClient, request: Record<string, unknown>, metadata: grpc.Metadata) {
     const waiter = bc.registry.register();
@@ -59,7 +60,7 @@ export class SidechannelCall {
     this.stream = waiter.stream;
     const reader = new SidebandReader((band, data) => {
       this.out[band === 1 ? 'stdout' : 'stderr'].push(data);
-      for (const wake of this.waiters) wake();
+      this.watch.wake();
     });
     let streamEnded: Promise<void> = Promise.resolve();
     void waiter.stream.then((s) => {
@@ -114,21 +115,7 @@ export class SidechannelCall {
   }
 
   /** Resolves when the stdout received so far satisfies `predicate`. */
-  async waitForStdout(predicate: (stdout: Buffer) => boolean, timeoutMs = 10_000): Promise<Buffer> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(this.stdout)) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out waiting for stdout; got ${this.stdout.toString()}`);
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.waiters = this.waiters.filter((w) => w !== wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, 100);
-        this.waiters.push(wake);
-      });
-    }
-    return this.stdout;
+  waitForStdout(predicate: (stdout: Buffer) => boolean, timeoutMs = 10_000): Promise<Buffer> {
+    return this.watch.waitFor(predicate, timeoutMs);
   }
 }

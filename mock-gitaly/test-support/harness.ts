@@ -9,6 +9,7 @@ import { loadSshService, type SSHStreamResponse } from '../../lib/proto.js';
 import { type GitalyConfig, loadGitalyConfig } from '../config.js';
 import type { BoundAddresses } from '../listener.js';
 import { buildGitalyServer, type GitalyServer } from '../server.js';
+import { StdoutWatch } from './stdout-watch.js';
 
 /** Test helpers for mock-gitaly: temp folders, real git repositories, a started server, raw calls. */
 
@@ -175,7 +176,7 @@ export class RawCall {
   readonly call: grpc.ClientDuplexStream<unknown, SSHStreamResponse>;
   readonly responses: SSHStreamResponse[] = [];
   readonly done: Promise<CallOutcome>;
-  private waiters: Array<() => void> = [];
+  private readonly watch = new StdoutWatch(() => this.stdout);
 
   constructor(client: grpc.Client, rpc: string, metadata: grpc.Metadata) {
     const method = (client as unknown as Record<string, (md: grpc.Metadata) => RawCall['call']>)[rpc];
@@ -183,7 +184,7 @@ export class RawCall {
     this.call = method.call(client, metadata);
     this.call.on('data', (res: SSHStreamResponse) => {
       this.responses.push(res);
-      for (const wake of this.waiters) wake();
+      this.watch.wake();
     });
     this.call.on('error', () => {
       // The status carries it.
@@ -210,22 +211,8 @@ export class RawCall {
   }
 
   /** Resolves when the stdout received so far satisfies `predicate`. */
-  async waitForStdout(predicate: (stdout: Buffer) => boolean, timeoutMs = 10_000): Promise<Buffer> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(this.stdout)) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out waiting for stdout; got ${this.stdout.toString()}`);
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.waiters = this.waiters.filter((w) => w !== wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, 100);
-        this.waiters.push(wake);
-      });
-    }
-    return this.stdout;
+  waitForStdout(predicate: (stdout: Buffer) => boolean, timeoutMs = 10_000): Promise<Buffer> {
+    return this.watch.waitFor(predicate, timeoutMs);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { Metadata } from '@grpc/grpc-js';
+import { type ReadExactlyResult, readExactly } from '../lib/read-exactly.js';
 import { encodeSidechannelId, SIDECHANNEL_ID_METADATA, SIDECHANNEL_MAGIC } from '../lib/sidechannel.js';
 import { SidechannelFailed } from './errors.js';
 
@@ -39,46 +40,22 @@ export function wrongSidechannelId(id: bigint): bigint {
   return BigInt.asIntN(64, id ^ (1n << 62n));
 }
 
-/** hashicorp/yamux's texts for a stream that ended or broke, as Gitaly's errors quote them. */
-function readFailure(err: Error | undefined, received: number, session: SidechannelSession): string {
+/** hashicorp/yamux's texts for a confirmation that did not arrive, as Gitaly's errors quote them. */
+function readFailure(short: Exclude<ReadExactlyResult, { ok: true }>, session: SidechannelSession): string {
+  if (short.reason === 'timeout') return 'i/o deadline reached';
+  if (short.reason === 'aborted') return 'context canceled';
   if (session.closed) return 'session shutdown';
-  if (err === undefined) return received === 0 ? 'EOF' : 'unexpected EOF';
-  const code = (err as { code?: unknown }).code;
-  return code === 'YAMUX_STREAM_RESET' ? 'connection reset' : err.message;
+  if (short.reason === 'end') return short.received === 0 ? 'EOF' : 'unexpected EOF';
+  if (short.reason === 'close') return 'stream closed';
+  const code = (short.err as { code?: unknown } | undefined)?.code;
+  return code === 'YAMUX_STREAM_RESET' ? 'connection reset' : String(short.err?.message);
 }
 
 /** Reads exactly 2 bytes (the confirmation); whatever follows is put back for the caller. */
-function readConfirmation(stream: Duplex, session: SidechannelSession, opts: OpenSidechannelOptions) {
-  return new Promise<Buffer>((resolve, reject) => {
-    let got = Buffer.alloc(0);
-    const settle = (err: string | undefined) => {
-      clearTimeout(timer);
-      stream.off('data', onData);
-      stream.off('end', onEnd);
-      stream.off('error', onError);
-      stream.off('close', onClose);
-      opts.signal?.removeEventListener('abort', onAbort);
-      stream.pause();
-      if (err !== undefined) return reject(SidechannelFailed(`${PREFIX}receive confirmation: ${err}`));
-      if (got.length > 2) stream.unshift(got.subarray(2));
-      resolve(got.subarray(0, 2));
-    };
-    const onData = (chunk: Buffer) => {
-      got = Buffer.concat([got, chunk]);
-      if (got.length >= 2) settle(undefined);
-    };
-    const onEnd = () => settle(readFailure(undefined, got.length, session));
-    const onError = (err: Error) => settle(readFailure(err, got.length, session));
-    const onClose = () => settle(readFailure(new Error('stream closed'), got.length, session));
-    const onAbort = () => settle('context canceled');
-    const timer = setTimeout(() => settle('i/o deadline reached'), opts.timeoutMs);
-    stream.on('data', onData);
-    stream.once('end', onEnd);
-    stream.once('error', onError);
-    stream.once('close', onClose);
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    if (opts.signal?.aborted) onAbort();
-  });
+async function readConfirmation(stream: Duplex, session: SidechannelSession, opts: OpenSidechannelOptions) {
+  const read = await readExactly(stream, 2, { timeoutMs: opts.timeoutMs, signal: opts.signal });
+  if (!read.ok) throw SidechannelFailed(`${PREFIX}receive confirmation: ${readFailure(read, session)}`);
+  return read.bytes;
 }
 
 /**

@@ -2,6 +2,7 @@ import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
+import { readExactly } from '../read-exactly.js';
 import {
   BACKCHANNEL_MAGIC,
   decodeSidechannelId,
@@ -12,7 +13,6 @@ import {
 } from '../sidechannel.js';
 import { YamuxSession, type YamuxStream, YOUNG_GC_PACE_BYTES } from '../yamux/index.js';
 import type { GitalyTarget } from './address.js';
-import { readExactly } from './read-exactly.js';
 import type { SidechannelRegistry } from './registry.js';
 
 type CreateSecureConnector = grpc.ChannelCredentials['_createSecureConnector'];
@@ -86,16 +86,17 @@ export class BackchannelCredentials extends grpc.ChannelCredentials {
   /** Every stream Gitaly opens is answered: a sidechannel, or HTTP/2 on the old eager backchannel. */
   private async inbound(stream: YamuxStream): Promise<void> {
     stream.on('error', () => {});
-    const magic = await readExactly(stream, MAGIC_LENGTH, SIDECHANNEL_HANDSHAKE_TIMEOUT_MS);
-    if (!magic) return this.refuse(stream, 'inbound stream ended before its magic');
-    if (!magic.equals(SIDECHANNEL_MAGIC)) {
-      stream.unshift(magic);
+    const handshake = { timeoutMs: SIDECHANNEL_HANDSHAKE_TIMEOUT_MS };
+    const magic = await readExactly(stream, MAGIC_LENGTH, handshake);
+    if (!magic.ok) return this.refuse(stream, 'inbound stream ended before its magic');
+    if (!magic.bytes.equals(SIDECHANNEL_MAGIC)) {
+      stream.unshift(magic.bytes);
       emptyServerInjector().injectConnection(stream);
       return;
     }
-    const idBytes = await readExactly(stream, 8, SIDECHANNEL_HANDSHAKE_TIMEOUT_MS);
-    if (!idBytes) return this.refuse(stream, 'sidechannel ended before its id');
-    const id = decodeSidechannelId(idBytes);
+    const idBytes = await readExactly(stream, 8, handshake);
+    if (!idBytes.ok) return this.refuse(stream, 'sidechannel ended before its id');
+    const id = decodeSidechannelId(idBytes.bytes);
     if (!this.opts.registry.has(id))
       return this.refuse(stream, `sidechannel registry: ID ${id} not registered`);
     stream.write(SIDECHANNEL_OK);

@@ -24,25 +24,25 @@ describe('parseCommand', () => {
   it('parses the three git services as git sends them', () => {
     expect(parseCommand("git-upload-pack '/g/p.git'")).toEqual({
       ok: true,
-      command: { kind: 'git', service: 'git-upload-pack', repo: '/g/p.git' },
+      command: { name: 'git-upload-pack', args: ['/g/p.git'] },
     });
     expect(parseCommand("git-receive-pack 'g/p.git'")).toMatchObject({
-      command: { service: 'git-receive-pack' },
+      command: { name: 'git-receive-pack' },
     });
     expect(parseCommand("git-upload-archive 'g/p.git'")).toMatchObject({
-      command: { service: 'git-upload-archive' },
+      command: { name: 'git-upload-archive' },
     });
   });
 
   it('folds "git upload-pack" into git-upload-pack', () => {
     expect(parseCommand('git upload-pack g/p.git')).toMatchObject({
-      command: { kind: 'git', service: 'git-upload-pack', repo: 'g/p.git' },
+      command: { name: 'git-upload-pack', args: ['g/p.git'] },
     });
   });
 
   it('maps no command and "discover" to the welcome message', () => {
-    expect(parseCommand('')).toEqual({ ok: true, command: { kind: 'discover' } });
-    expect(parseCommand('discover')).toEqual({ ok: true, command: { kind: 'discover' } });
+    expect(parseCommand('')).toEqual({ ok: true, command: { name: 'discover', args: [] } });
+    expect(parseCommand('discover')).toEqual({ ok: true, command: { name: 'discover', args: [] } });
   });
 
   it('refuses unknown commands with 128 and the whole line', () => {

@@ -9,7 +9,14 @@
  */
 export type GitService = 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
 
-export type ParsedCommand = { kind: 'discover' } | { kind: 'git'; service: GitService; repo: string };
+/** Every command the router serves; each has its module in `router/commands/`. */
+export type CommandName = 'discover' | GitService;
+
+/** A known command and the words after its name. */
+export interface ParsedCommand {
+  name: CommandName;
+  args: string[];
+}
 
 export type CommandParseResult =
   | { ok: true; command: ParsedCommand }
@@ -28,7 +35,7 @@ export function parseCommand(line: string): CommandParseResult {
   }
   const args = words.length > 1 && words[0] === 'git' ? [`git-${words[1]}`, ...words.slice(2)] : words;
   const name = args[0];
-  if (name === undefined || name === 'discover') return { ok: true, command: { kind: 'discover' } };
+  if (name === undefined || name === 'discover') return { ok: true, command: { name: 'discover', args: [] } };
   if (!GIT_SERVICES.includes(name)) {
     return { ok: false, exitCode: 128, message: `Unknown command: ${line}` };
   }
@@ -36,7 +43,7 @@ export function parseCommand(line: string): CommandParseResult {
   if (args.length !== 2 || repo === undefined) {
     return { ok: false, exitCode: 1, message: 'Disallowed command' };
   }
-  return { ok: true, command: { kind: 'git', service: name as GitService, repo } };
+  return { ok: true, command: { name: name as GitService, args: [repo] } };
 }
 
 const SPACE = new Set([' ', '\t', '\n', '\r']);

@@ -3,28 +3,29 @@ import type { ServerChannel, Session } from 'ssh2';
 import { isAppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { failureOutcome, type Outcome } from '../../lib/outcome.js';
-import { RouterError } from '../errors.js';
-import { type GitCommandContext, type GitCommandDeps, runGitCommand } from '../tunnel/git-command.js';
+import type { CommandContext, CommandDeps } from '../commands/context.js';
+import { COMMANDS } from '../commands/index.js';
 import { finishChannel } from './channel-io.js';
-import { type ParsedCommand, parseCommand } from './command.js';
+import { parseCommand } from './command.js';
 import { formatError } from './console.js';
 
 /**
  * One SSH session channel, with gitlab-sshd's contract: only the `GIT_PROTOCOL` env request is
  * accepted, pty requests are refused, `shell` (or `exec` without a command) prints the welcome
- * message, `exec` runs one git command. Errors reach the user boxed on stderr as `ERROR: …`;
+ * message, `exec` runs one command of `router/commands/` with the channel as its plain streams.
+ * Every failure a command throws is rendered here, once, boxed on stderr as `ERROR: …`;
  * exit status 0 success, 1 command failed, 128 unknown or unparsable command. Every session ends
  * with one `session finished` line and one count of `ssh_sessions_total` by its `Outcome`
  * (`lib/outcome.ts`: a refused or unknown command is `policy`, a client that left `client-gone`).
  */
-export type SessionDeps = GitCommandDeps;
+export type SessionDeps = CommandDeps;
 
 export interface SessionOwner {
   keyId: string;
   remoteIp: string;
   log: Logger;
   /** The connection's socket, for write coalescing of tunnel output. */
-  transport?: GitCommandContext['transport'];
+  transport?: CommandContext['transport'];
   /** Registers a running command so that the connection and shutdown can cancel it. */
   track(session: RunningSession): () => void;
 }
@@ -74,13 +75,17 @@ function run(
       channel.stderr.write(formatError(parsed.message));
       return { exitStatus: parsed.exitCode, outcome: 'policy' };
     }
-    const exitStatus = await execCommand(parsed.command, channel, {
-      owner,
-      deps,
-      gitProtocol,
+    const exitStatus = await COMMANDS[parsed.command.name].execute({
+      io: { stdin: channel, stdout: channel, stderr: channel.stderr },
+      args: parsed.command.args,
+      keyId: owner.keyId,
+      remoteIp: owner.remoteIp,
       requestId,
+      gitProtocol,
       log,
       signal: abort.signal,
+      transport: owner.transport,
+      deps,
     });
     return { exitStatus, outcome: abort.signal.aborted ? 'client-gone' : 'ok' };
   };
@@ -118,55 +123,4 @@ function failed(err: unknown, signal: AbortSignal, channel: ServerChannel, log: 
   else if (isAppError(err)) log.info({ err: { code: err.code, message: err.message } }, 'command refused');
   channel.stderr.write(formatError(isAppError(err) ? err.message : 'Internal error'));
   return { exitStatus: 1, outcome };
-}
-
-interface ExecContext {
-  owner: SessionOwner;
-  deps: SessionDeps;
-  gitProtocol: string | undefined;
-  requestId: string;
-  log: Logger;
-  signal: AbortSignal;
-}
-
-async function execCommand(
-  command: ParsedCommand,
-  channel: ServerChannel,
-  ctx: ExecContext,
-): Promise<number> {
-  if (command.kind === 'discover') return welcome(channel, ctx);
-  ctx.deps.metrics.sshGitCommands++;
-  return runGitCommand(
-    ctx.deps,
-    {
-      channel,
-      keyId: ctx.owner.keyId,
-      remoteIp: ctx.owner.remoteIp,
-      requestId: ctx.requestId,
-      gitProtocol: ctx.gitProtocol,
-      log: ctx.log,
-      signal: ctx.signal,
-      transport: ctx.owner.transport,
-    },
-    command.service,
-    command.repo,
-  );
-}
-
-/** `Welcome to GitLab, @<username>!` from `/api/v4/internal/discover`, as GitLab Shell prints it. */
-async function welcome(channel: ServerChannel, ctx: ExecContext): Promise<number> {
-  let username: string | null;
-  try {
-    ({ username } = await ctx.deps.api.discover(ctx.owner.keyId, {
-      requestId: ctx.requestId,
-      remoteIp: ctx.owner.remoteIp,
-      signal: ctx.signal,
-      log: ctx.log,
-    }));
-  } catch (err) {
-    if (ctx.signal.aborted) throw err;
-    throw RouterError.discover(`Failed to get username: ${isAppError(err) ? err.message : String(err)}`, err);
-  }
-  channel.write(username ? `Welcome to GitLab, @${username}!\n` : 'Welcome to GitLab, Anonymous!\n');
-  return 0;
 }

@@ -1,5 +1,4 @@
-import type { Readable } from 'node:stream';
-import type { ServerChannel } from 'ssh2';
+import type { Readable, Writable } from 'node:stream';
 import type { JwtKey } from '../../lib/jwt.js';
 import type { Logger } from '../../lib/logger.js';
 import { FLUSH_PKT } from '../../lib/pktline.js';
@@ -39,8 +38,15 @@ export interface GitCommandDeps {
   metrics: RouterMetrics;
 }
 
+/** The session's plain streams: the client's stdin, and its stdout and stderr. */
+export interface GitCommandIO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+}
+
 export interface GitCommandContext {
-  channel: ServerChannel;
+  io: GitCommandIO;
   keyId: string;
   remoteIp: string;
   requestId: string;
@@ -92,7 +98,7 @@ export async function runGitCommand(
       );
       if (!consolePrinted) {
         consolePrinted = true;
-        writeStderr(ctx.channel, formatInfoMessages(access.consoleMessages));
+        writeStderr(ctx.io, formatInfoMessages(access.consoleMessages));
       }
       log.info({ gl_project_path: access.glProjectPath, gl_id: access.glId }, 'access granted, tunnelling');
       const target: TunnelTarget = {
@@ -116,8 +122,8 @@ export async function runGitCommand(
   }
 }
 
-function writeStderr(channel: ServerChannel, text: string): void {
-  if (text !== '') channel.stderr.write(text);
+function writeStderr(io: GitCommandIO, text: string): void {
+  if (text !== '') io.stderr.write(text);
 }
 
 class Tunnel {
@@ -140,7 +146,7 @@ class Tunnel {
   /** upload-pack / upload-archive: one request, stdin streamed in, response relayed. */
   async streaming(endpoint: TunnelEndpoint, uploadPack: boolean): Promise<number> {
     const t = await this.open(endpoint, true);
-    const pump = pumpInput(this.ctx.channel, t.call.body, uploadPack ? new UploadPackFilter() : passthrough);
+    const pump = pumpInput(this.ctx.io.stdin, t.call.body, uploadPack ? new UploadPackFilter() : passthrough);
     try {
       const outcome = await this.relay(t);
       return this.exitStatus(outcome);
@@ -177,13 +183,13 @@ class Tunnel {
     }
     if (first.framed && (first.error || first.exitStatus !== 0)) return this.exitStatus(first);
 
-    const input = await readAtLeast(this.ctx.channel, FLUSH_PKT.length, this.ctx.signal);
+    const input = await readAtLeast(this.ctx.io.stdin, FLUSH_PKT.length, this.ctx.signal);
     if (input.length === 0 || input.subarray(0, FLUSH_PKT.length).equals(FLUSH_PKT)) {
       this.log.info('client sent no commands, nothing to push');
       return 0;
     }
     const push = await this.open('ssh-receive-pack', false);
-    const pump = pumpInput(this.ctx.channel, push.call.body, passthrough, [input]);
+    const pump = pumpInput(this.ctx.io.stdin, push.call.body, passthrough, [input]);
     try {
       const outcome = await this.relay(push, new AdvertisementFilter('rest'));
       return this.exitStatus(outcome);
@@ -198,7 +204,7 @@ class Tunnel {
       return await relayResponse(
         t.response.body,
         t.framed,
-        { stdout: this.ctx.channel, stderr: this.ctx.channel.stderr, transport: this.ctx.transport },
+        { stdout: this.ctx.io.stdout, stderr: this.ctx.io.stderr, transport: this.ctx.transport },
         filter,
       );
     } catch (err) {
@@ -221,7 +227,7 @@ class Tunnel {
     if (!outcome.framed) return 0;
     if (outcome.error) {
       this.log.warn({ tunnel_error: outcome.error }, 'tunnel reported an error');
-      if (!outcome.wroteStderr) writeStderr(this.ctx.channel, formatError(outcome.error.message));
+      if (!outcome.wroteStderr) writeStderr(this.ctx.io, formatError(outcome.error.message));
       return outcome.exitStatus !== undefined && outcome.exitStatus > 0 ? outcome.exitStatus : 1;
     }
     if (outcome.exitStatus === undefined)
@@ -231,7 +237,7 @@ class Tunnel {
 
   private failed(outcome: TunnelOutcome, why: string): number {
     this.log.warn({ outcome }, why);
-    if (!outcome.wroteStderr) writeStderr(this.ctx.channel, formatError(REMOTE_UNAVAILABLE_MESSAGE));
+    if (!outcome.wroteStderr) writeStderr(this.ctx.io, formatError(REMOTE_UNAVAILABLE_MESSAGE));
     return 1;
   }
 }

@@ -10,6 +10,7 @@ import { readSecretFile } from '../../lib/secrets.js';
 import type { CellConfig } from '../../router/config.js';
 import { fetchCounters, type SpawnedRouter, spawnRouter } from '../../router/test-support/spawned-router.js';
 import { DEMO_CELLS } from '../../stack/layout.js';
+import { type Answer, HttpClient, type RequestOptions, signInForm } from '../helpers/http-client.js';
 import { type RunningStack, startStack } from '../helpers/stack.js';
 
 /**
@@ -71,60 +72,29 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-interface Hop {
+interface Hop extends Answer {
   method: string;
   path: string;
-  status: number;
-  /** `X-Gitlab-Cell` of the answer: the cell that served it. */
-  cell: string | null;
-  location: string | null;
   /** Learn calls the router made for this request. */
   learns: number;
-  body: string;
 }
 
-/** A client of one router: keeps the `_gitlab_session` cookie, follows redirects by hand. */
-class Browser {
-  session: string | undefined;
+/** A client of one router that also counts the router's learn calls per request and keeps every hop. */
+class Browser extends HttpClient {
   readonly hops: Hop[] = [];
 
   constructor(
-    private readonly base: string,
+    base: string,
     private readonly counters: () => Promise<Record<string, number>>,
-  ) {}
+  ) {
+    super(base);
+  }
 
-  async request(
-    method: string,
-    path: string,
-    opts: { headers?: Record<string, string>; form?: Record<string, string>; json?: unknown } = {},
-  ): Promise<Hop> {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (this.session) headers.cookie = `_gitlab_session=${this.session}`;
-    let body: string | undefined;
-    if (opts.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(opts.form).toString();
-    } else if (opts.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(opts.json);
-    }
+  override async request(method: string, path: string, opts: RequestOptions = {}): Promise<Hop> {
     const before = (await this.counters())[LEARNS] ?? 0;
-    const res = await fetch(`${this.base}${path}`, { method, headers, body, redirect: 'manual' });
-    const text = await res.text();
+    const answer = await super.request(method, path, opts);
     const learns = ((await this.counters())[LEARNS] ?? 0) - before;
-    for (const cookie of res.headers.getSetCookie()) {
-      const m = /^_gitlab_session=([^;]*)/.exec(cookie);
-      if (m) this.session = m[1] === '' ? undefined : m[1];
-    }
-    const hop: Hop = {
-      method,
-      path,
-      status: res.status,
-      cell: res.headers.get('x-gitlab-cell'),
-      location: res.headers.get('location'),
-      learns,
-      body: text,
-    };
+    const hop: Hop = { method, path, learns, ...answer };
     this.hops.push(hop);
     return hop;
   }
@@ -141,11 +111,8 @@ class Browser {
     return hops;
   }
 
-  /** Posts the sign-in form to `path` (the sign-in page the user was sent to). */
-  async signIn(login: string, path = '/users/sign_in'): Promise<Hop> {
-    return this.request('POST', path, {
-      form: { 'user[login]': login, 'user[password]': `${login}-password` },
-    });
+  override signIn(login: string, path = '/users/sign_in'): Promise<Hop> {
+    return this.request('POST', path, signInForm(login));
   }
 }
 

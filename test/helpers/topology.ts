@@ -33,45 +33,5 @@ export async function workhorseJwt(stack: RunningStack): Promise<string> {
   return signWorkhorseJwt(jwtKey(readSecretFile(stack.json.secrets.workhorse, 'workhorse secret')));
 }
 
+export { type Answer, HttpClient } from './http-client.js';
 export { SHELL_HEADER, WORKHORSE_HEADER };
-
-export interface Answer {
-  status: number;
-  cell: string | null;
-  body: string;
-}
-
-/** A client of one HTTP front that keeps the `_gitlab_session` cookie. */
-export class HttpClient {
-  session: string | undefined;
-  constructor(private readonly base: string) {}
-
-  async request(
-    method: string,
-    path: string,
-    opts: { headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {},
-  ): Promise<Answer> {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (this.session) headers.cookie = `_gitlab_session=${this.session}`;
-    let body: string | undefined;
-    if (opts.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(opts.form).toString();
-    } else if (opts.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(opts.json);
-    }
-    const res = await fetch(`${this.base}${path}`, { method, headers, body, redirect: 'manual' });
-    for (const cookie of res.headers.getSetCookie()) {
-      const m = /^_gitlab_session=([^;]*)/.exec(cookie);
-      if (m) this.session = m[1] === '' ? undefined : m[1];
-    }
-    return { status: res.status, cell: res.headers.get('x-gitlab-cell'), body: await res.text() };
-  }
-
-  signIn(login: string): Promise<Answer> {
-    return this.request('POST', '/users/sign_in', {
-      form: { 'user[login]': login, 'user[password]': `${login}-password` },
-    });
-  }
-}

@@ -6,12 +6,12 @@ import { readSecretFile } from '../lib/secrets.js';
 import { CellDirectory } from './cells/directory.js';
 import { InternalApi } from './cells/internal-api.js';
 import type { TlsOptions } from './cells/transport.js';
-import type { Listen, RouterConfig } from './config.js';
+import { hostKeyFilesOf, type Listen, type RouterConfig } from './config.js';
 import { createHttpFront } from './http/front.js';
 import { loadRouterRuleset } from './http/ruleset.js';
 import { createMetrics, createMetricsRegistry, type RouterMetrics } from './metrics.js';
 import { Classifier } from './routing/classifier.js';
-import { loadOrCreateHostKey } from './ssh/host-key.js';
+import { loadHostKeys } from './ssh/host-key.js';
 import { SshFront } from './ssh/server.js';
 import { keyCellResolver, TopologyLearner } from './topology/learner.js';
 import { TopologyResolver } from './topology/resolver.js';
@@ -42,8 +42,8 @@ export interface Router {
 export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDeps): Promise<Router> {
   const log = deps.log;
   const key = jwtKey(readSecretFile(config.shellSecretFile, 'shell secret'));
-  const hostKey = await loadOrCreateHostKey(config.hostKeyFile);
-  if (hostKey.created) log.info({ file: config.hostKeyFile }, 'generated a new SSH host key');
+  const hostKeys = await loadHostKeys(hostKeyFilesOf(config));
+  for (const file of hostKeys.created) log.info({ file }, 'generated a new SSH host key');
 
   const metrics = createMetrics();
   const cells = new CellDirectory(config.cells, config.region, deps.tls);
@@ -51,7 +51,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
   const routing = buildRouting(config, cells, key, metrics, log);
   const ssh = new SshFront(
     {
-      hostKey: hostKey.key,
+      hostKeys: hostKeys.keys,
       loginGraceMs: config.loginGraceMs,
       keepaliveIntervalMs: config.keepaliveIntervalMs,
     },

@@ -29,7 +29,10 @@ export interface Listen {
 export interface RouterConfig {
   sshListen: Listen;
   httpListen: Listen;
-  hostKeyFile: string;
+  /** One host key (the form of earlier configs); joins `hostKeyFiles`. */
+  hostKeyFile: string | undefined;
+  /** gitlab-sshd `host_key_files`: RSA, ECDSA, Ed25519 … (one of each type at most). */
+  hostKeyFiles: string[];
   shellSecretFile: string;
   /** The router's own region: learn requests and key lookups go to this region's cells first. */
   region: string;
@@ -86,6 +89,13 @@ const listenAddress: Validator<Listen> = (v, name) => (isListen(v) ? v : hostPor
 
 const optionalListenAddress: Validator<Listen | undefined> = (v, name) =>
   v === undefined || v === '' ? undefined : listenAddress(v, name);
+
+/** A JSON array of paths, or a comma-separated list (environment). */
+const fileList: Validator<string[]> = (v, name) => {
+  const raw = typeof v === 'string' ? (v.trim().startsWith('[') ? safeJson(v) : v.split(',')) : v;
+  if (!Array.isArray(raw)) throw new ConfigError(`${name} must be a list of file paths`);
+  return raw.map((item: unknown, i) => str(typeof item === 'string' ? item.trim() : item, `${name}[${i}]`));
+};
 
 function field<T>(obj: Record<string, unknown>, key: string, where: string, validate: Validator<T>): T {
   return validate(obj[key], `${where}.${key}`);
@@ -172,7 +182,8 @@ export const cellsValidator: Validator<CellConfig[]> = (v, name) => {
 export const routerSchema: Schema<RouterConfig> = {
   sshListen: { validate: listenAddress, default: { host: '127.0.0.1', port: 2222 } },
   httpListen: { validate: listenAddress, default: { host: '127.0.0.1', port: 8080 } },
-  hostKeyFile: { validate: str },
+  hostKeyFile: { validate: optionalStr, default: undefined },
+  hostKeyFiles: { validate: fileList, default: [] },
   shellSecretFile: { validate: str },
   region: { validate: str },
   cells: { validate: cellsValidator },
@@ -210,6 +221,13 @@ export const routerSchema: Schema<RouterConfig> = {
   topologyTimeoutMs: { validate: int(1), default: 5000 },
 };
 
+/** The host key files, `hostKeyFiles` then `hostKeyFile`, each once. */
+export function hostKeyFilesOf(config: Readonly<RouterConfig>): string[] {
+  const files = [...config.hostKeyFiles];
+  if (config.hostKeyFile && !files.includes(config.hostKeyFile)) files.push(config.hostKeyFile);
+  return files;
+}
+
 /** `routing: "topology"` needs the service's address and the cell endpoint port. */
 function checkTopology(config: Readonly<RouterConfig>): void {
   if (config.routing !== 'topology') return;
@@ -232,5 +250,7 @@ export function loadRouterConfig(
     throw new ConfigError(`region (ROUTER_REGION) "${config.region}" has no cell; cells are in: ${regions}`);
   }
   checkTopology(config);
+  if (hostKeyFilesOf(config).length === 0)
+    throw new ConfigError('hostKeyFiles (ROUTER_HOST_KEY_FILES) needs at least one host key file');
   return config;
 }

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { hashedRepoPath } from '../lib/repo-path.js';
 import type { Topology } from '../mock-cell/topology-types.js';
+import { HOST_KEY_ARGS, hostKeyTypeOf } from '../router/ssh/host-key.js';
 import { DEMO_USERS } from './demo-topology.js';
 import { createDemoRepository } from './git-fixture.js';
 import type { StackPaths } from './layout.js';
@@ -21,10 +22,14 @@ async function ensureSecret(path: string): Promise<void> {
 }
 
 /** Generates an ed25519 key pair with ssh-keygen unless it exists; returns the public key line. */
-export async function ensureSshKey(privatePath: string, comment: string): Promise<string> {
+export async function ensureSshKey(
+  privatePath: string,
+  comment: string,
+  typeArgs: readonly string[] = ['-t', 'ed25519'],
+): Promise<string> {
   if (!existsSync(privatePath)) {
     await mkdir(dirname(privatePath), { recursive: true, mode: 0o700 });
-    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', privatePath]);
+    await run('ssh-keygen', ['-q', ...typeArgs, '-N', '', '-C', comment, '-f', privatePath]);
   }
   await chmod(privatePath, 0o600);
   return (await readFile(`${privatePath}.pub`, 'utf8')).trim();
@@ -47,7 +52,8 @@ export async function ensureDemoSecretsAndKeys(paths: StackPaths): Promise<Recor
       `${user.username}@cells-demo`,
     );
   }
-  await ensureSshKey(paths.hostKey, 'router-host-key');
+  for (const file of paths.hostKeys)
+    await ensureSshKey(file, 'router-host-key', HOST_KEY_ARGS[hostKeyTypeOf(file)]);
   return publicKeys;
 }
 

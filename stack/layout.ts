@@ -74,6 +74,8 @@ export function stackPaths(dataDir: string) {
     workhorseSecret: join(root, 'secrets', 'gitlab_workhorse_secret'),
     gitalyToken: join(root, 'secrets', 'gitaly_token'),
     hostKey: join(root, 'router', 'ssh_host_ed25519_key'),
+    /** The router's host keys (gitlab-sshd `host_key_files`): Ed25519 (`hostKey`), ECDSA P-256, RSA 3072. */
+    hostKeys: ['ed25519', 'ecdsa', 'rsa'].map((t) => join(root, 'router', `ssh_host_${t}_key`)),
     storage: (cellName: string) => join(root, 'cells', cellName, 'repositories'),
     gitalyRuntime: (cellName: string) => join(root, 'cells', cellName, 'gitaly-runtime'),
     userKey: (username: string) => join(root, 'keys', username),

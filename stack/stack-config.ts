@@ -155,7 +155,7 @@ function planRouter(plan: Plan): PlannedService {
       sshListen: bindAt(plan, ports.routerSsh),
       httpListen: bindAt(plan, ports.routerHttp),
       metricsListen: bindAt(plan, ports.routerMetrics),
-      hostKeyFile: paths.hostKey,
+      hostKeyFiles: paths.hostKeys,
       shellSecretFile: paths.shellSecret,
       region: 'us',
       cells: DEMO_CELLS.map((c) => ({

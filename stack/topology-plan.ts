@@ -70,7 +70,7 @@ export function planRouterTopology(paths: StackPaths, ports: StackPorts, logLeve
       sshListen: `${HOST}:${ports.routerTopologySsh}`,
       httpListen: `${HOST}:${ports.routerTopologyHttp}`,
       metricsListen: `${HOST}:${ports.routerTopologyMetrics}`,
-      hostKeyFile: paths.hostKey,
+      hostKeyFiles: paths.hostKeys,
       shellSecretFile: paths.shellSecret,
       region: 'us',
       cells: DEMO_CELLS.map((c) => ({

@@ -17,7 +17,8 @@ const { Server } = ssh2;
  * lets running commands finish within the grace period, then cancels what is left and disconnects.
  */
 export interface SshFrontOptions {
-  hostKey: Buffer;
+  /** One private key per type; the client's preferred type among them is used. */
+  hostKeys: Buffer[];
   loginGraceMs: number;
   keepaliveIntervalMs: number;
 }
@@ -63,7 +64,7 @@ export class SshFront {
   ) {
     this.server = new Server(
       {
-        hostKeys: [opts.hostKey],
+        hostKeys: opts.hostKeys,
         algorithms: { kex: KEX },
         ident: 'GitLab-Cells-Router',
         keepaliveInterval: opts.keepaliveIntervalMs,

@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../lib/config.js';
+import { hostKeyFilesOf, loadRouterConfig } from '../config.js';
+import { loadHostKeys } from '../ssh/host-key.js';
+
+/** The SSH front's settings (gitlab-sshd's): host keys, limits, PROXY protocol, certificates. */
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'router-sshd-config-'));
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const cells = [{ id: 1, name: 'cell_us0', legacy: true, region: 'us', url: 'http://127.0.0.1:4001' }];
+const base = { shellSecretFile: '/s', region: 'us', cells };
+
+function load(file: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) {
+  const path = join(dir, 'router.json');
+  writeFileSync(path, JSON.stringify(file));
+  return loadRouterConfig(['node', 'main.js', '--config', path], env);
+}
+
+describe('host key settings', () => {
+  it('takes hostKeyFiles (file list or comma-separated env), hostKeyFile joins them once', () => {
+    expect(hostKeyFilesOf(load({ ...base, hostKeyFile: '/k' }))).toEqual(['/k']);
+    expect(hostKeyFilesOf(load({ ...base, hostKeyFiles: ['/a', '/b'], hostKeyFile: '/a' }))).toEqual([
+      '/a',
+      '/b',
+    ]);
+    const env = load(base, { ROUTER_HOST_KEY_FILES: '/r, /e' });
+    expect(hostKeyFilesOf(env)).toEqual(['/r', '/e']);
+  });
+
+  it('needs at least one host key file', () => {
+    expect(() => load(base)).toThrow(ConfigError);
+    expect(() => load(base)).toThrow(/hostKeyFiles \(ROUTER_HOST_KEY_FILES\)/);
+    expect(() => load({ ...base, hostKeyFiles: 5 })).toThrow(/list of file paths/);
+  });
+
+  it('refuses two keys of one type and a file that is no private key', async () => {
+    const a = join(dir, 'one_ed25519_key');
+    const b = join(dir, 'two_ed25519_key');
+    await expect(loadHostKeys([a, b])).rejects.toThrow(/second ssh-ed25519 key/);
+    const bogus = join(dir, 'bogus_key');
+    writeFileSync(bogus, 'not a key\n');
+    await expect(loadHostKeys([bogus])).rejects.toThrow(/not an unencrypted private key/);
+  });
+});

@@ -5,7 +5,7 @@ import type { Logger } from '../../lib/logger.js';
 import { failureOutcome, type Outcome } from '../../lib/outcome.js';
 import type { CommandContext, CommandDeps } from '../commands/context.js';
 import { COMMANDS } from '../commands/index.js';
-import { finishChannel } from './channel-io.js';
+import { finishChannel, keepWindowResumes } from './channel-io.js';
 import { parseCommand } from './command.js';
 import { formatError } from './console.js';
 
@@ -63,6 +63,7 @@ function run(
   const abort = new AbortController();
   const log = owner.log.child({ request_id: requestId, command: line });
   const started = Date.now();
+  keepWindowResumes(channel);
   channel.on('error', (err: Error) => log.debug({ err }, 'channel error'));
   channel.stderr.on('error', (err: Error) => log.debug({ err }, 'channel stderr error'));
   const onClose = () => abort.abort(new Error('channel closed'));

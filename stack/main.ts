@@ -4,7 +4,13 @@ import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js
 import { demoTopology } from './demo-topology.js';
 import { EXIT_ADDRESS_IN_USE, HOST, LOCAL_NET, nextFreeOffset, stackPaths, stackPorts } from './layout.js';
 import { planServices, stackJson } from './stack-config.js';
-import { AddressInUseError, StartError, StoppingError, Supervisor } from './supervisor.js';
+import {
+  AddressInUseError,
+  StartError,
+  StoppingError,
+  Supervisor,
+  type SupervisorEvents,
+} from './supervisor.js';
 import { gitlabShellConfigYml } from './topology-plan.js';
 
 /**
@@ -43,13 +49,20 @@ async function main(): Promise<void> {
   const { paths, ports, topology, repositories, planned } = await prepareStack(settings);
 
   let shuttingDown = false;
-  const supervisor = new Supervisor(paths.logDir, (name, code, logTail) => {
-    if (shuttingDown) return;
-    process.stderr.write(
-      `\n${name} exited unexpectedly (code ${code}); stopping the stack. Last log lines:\n${logTail}\n`,
-    );
-    void shutdown(1);
-  });
+  let contract: Record<string, unknown> | undefined;
+  const supervisor: Supervisor = new Supervisor(
+    paths.logDir,
+    restartReporter(paths, {
+      // Undefined until the stack is up and while it stops: stack.json is then not rewritten.
+      current: () =>
+        contract === undefined || shuttingDown ? undefined : { ...contract, pids: supervisor.pids },
+      giveUp: (message) => {
+        if (shuttingDown) return;
+        process.stderr.write(message);
+        void shutdown(1);
+      },
+    }),
+  );
   /** Stops every service, then writes `message` (if any) and exits. */
   const shutdown = async (code: number, message?: () => Promise<string>) => {
     if (shuttingDown) return;
@@ -76,10 +89,8 @@ async function main(): Promise<void> {
     return;
   }
 
-  const contract = { ...stackJson(paths, ports, topology, repositories), pids: supervisor.pids };
-  // Written atomically: readers that poll for the file never see half of it.
-  await writeFile(`${paths.stackJson}.tmp`, `${JSON.stringify(contract, null, 2)}\n`);
-  await rename(`${paths.stackJson}.tmp`, paths.stackJson);
+  contract = { ...stackJson(paths, ports, topology, repositories) };
+  await writeStackJson(paths.stackJson, { ...contract, pids: supervisor.pids });
   process.stdout.write(
     upBanner(
       paths,
@@ -87,6 +98,44 @@ async function main(): Promise<void> {
       topology.users.map((u) => u.username),
     ),
   );
+}
+
+/**
+ * How `npm start` reports what its supervisor does: each restart on stderr (the service's own log
+ * gets the supervisor's line too), and stack.json rewritten with the pids that run now.
+ */
+function restartReporter(
+  paths: ReturnType<typeof stackPaths>,
+  stack: { current: () => Record<string, unknown> | undefined; giveUp: (message: string) => void },
+): SupervisorEvents {
+  let rewriting = Promise.resolve();
+  return {
+    restarting: (name, code, { attempt, delayMs }) => {
+      process.stderr.write(
+        `${name} exited unexpectedly (code ${code}); restarting it in ${delayMs} ms (attempt ${attempt}); its log: ${paths.logDir}/${name}.log\n`,
+      );
+    },
+    restarted: (name, pid, attempt) => {
+      process.stderr.write(`${name} is up again (pid ${pid}, attempt ${attempt})\n`);
+      const contract = stack.current();
+      if (contract === undefined) return;
+      rewriting = rewriting
+        .then(() => writeStackJson(paths.stackJson, contract))
+        .catch((err: unknown) => {
+          process.stderr.write(`stack.json not updated: ${(err as Error).message}\n`);
+        });
+    },
+    gaveUp: (name, code, logTail) =>
+      stack.giveUp(
+        `\n${name} exited unexpectedly (code ${code}) and kept failing after every restart; stopping the stack. Last log lines:\n${logTail}\n`,
+      ),
+  };
+}
+
+/** Written atomically: readers that poll for the file never see half of it. */
+async function writeStackJson(file: string, contract: Record<string, unknown>): Promise<void> {
+  await writeFile(`${file}.tmp`, `${JSON.stringify(contract, null, 2)}\n`);
+  await rename(`${file}.tmp`, file);
 }
 
 /** Demo data, configs and the service plan under the data folder (kept between runs where it exists). */

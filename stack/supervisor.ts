@@ -3,7 +3,9 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../lib/proto.js';
 import { SUPERVISOR_PID_ENV } from '../lib/supervisor-watch.js';
+import { boundAddresses, eachLine, type LogLine, parseJson } from './child-output.js';
 import { portFree } from './layout.js';
+import { type RestartPlan, RestartPolicy } from './restart-policy.js';
 
 /** One address a service binds, e.g. `{ address: '127.0.0.1:2222', what: 'router SSH' }`. */
 export interface ListenAddress {
@@ -52,27 +54,17 @@ export class AddressInUseError extends StartError {
   }
 }
 
-/** The supervisor is stopping (Ctrl-C, or a service died): a start in progress gives up. */
+/** The supervisor is stopping (Ctrl-C, or a service given up): a start in progress gives up. */
 export class StoppingError extends Error {}
 
-type LogLine = Record<string, unknown>;
-
-/**
- * Where each service's `listening` line (its main.ts) names the addresses it bound: `host:port`
- * strings or URLs. A service whose folder is not listed is ready on its `listening` line alone.
- */
-const BOUND_FIELDS: Record<string, (line: LogLine) => unknown[]> = {
-  router: (l) => [l.ssh, l.http, l.metrics],
-  bridge: (l) => [l.listen, l.metrics, l.shell],
-  'topology-service': (l) => [l.grpc, l.http],
-  'mock-gitaly': (l) => [l.address],
-  'mock-cell': (l) => (Array.isArray(l.addresses) ? l.addresses.map((a) => (a as LogLine | null)?.url) : []),
-};
-
-/** `http://127.0.0.1:4001/x` or `127.0.0.1:4001` → `127.0.0.1:4001`. */
-function hostPort(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  return value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/\/.*$/, '');
+/** What the supervisor tells its owner about services that died after they were up. */
+export interface SupervisorEvents {
+  /** `name` died (exit `code`) and is started again after `plan.delayMs`. */
+  restarting(name: string, code: number | null, plan: RestartPlan, logTail: string): void;
+  /** `name` is up again as process `pid`. */
+  restarted(name: string, pid: number | undefined, attempt: number): void;
+  /** `name` died once more after its last attempt: it is not started again. */
+  gaveUp(name: string, code: number | null, logTail: string): void;
 }
 
 const portOf = (address: string) => address.slice(address.lastIndexOf(':') + 1);
@@ -92,11 +84,15 @@ interface Running {
   /** Resolves on exit with the code (128 for a signal); the output is complete by then (or after 2 s). */
   exited: Promise<number | null>;
   ready: boolean;
+  /** When it became ready (ms since the epoch), 0 before. */
+  readyAt: number;
 }
 
 /**
  * Starts services as child processes (`node dist/<service>/main.js --config <file>`), each logging
- * to `<logDir>/<name>.log`, and stops them all on request or when one of them dies.
+ * to `<logDir>/<name>.log`, and stops them all on request. A service that dies once it was up is
+ * started again with backoff (`RestartPolicy`); each restart is written to its log file and told
+ * to `events`.
  *
  * A service is ready when the child itself says so: its `listening` log line (JSON on its stdout)
  * reports every address of its spec. Nothing is probed over TCP, so a port that some other process
@@ -108,7 +104,8 @@ export class Supervisor {
 
   constructor(
     private readonly logDir: string,
-    private readonly onUnexpectedExit: (name: string, code: number | null, logTail: string) => void,
+    private readonly events: SupervisorEvents,
+    private readonly policy = new RestartPolicy(),
   ) {}
 
   /**
@@ -134,10 +131,11 @@ export class Supervisor {
     clearTimeout(timer);
     const { name } = r.spec;
     if (outcome.kind === 'listening') {
-      const bound = new Set((BOUND_FIELDS[r.spec.service]?.(outcome.line) ?? []).map(hostPort));
+      const bound = boundAddresses(r.spec.service, outcome.line);
       const missing = r.spec.listen.filter((a) => !bound.has(a.address));
       if (missing.length === 0) {
         r.ready = true;
+        r.readyAt = Date.now();
         return;
       }
       throw new StartError(
@@ -223,19 +221,62 @@ export class Supervisor {
       listening,
       exited: Promise.resolve(null),
       ready: false,
+      readyAt: 0,
     };
     r.exited = new Promise<number | null>((resolve) => {
       child.once('exit', (code, signal) => {
         // 'close' comes once stdout and stderr are drained; a grandchild holding them open is not waited for.
         void Promise.race([closed, new Promise((t) => setTimeout(t, 2_000))]).then(() => {
           resolve(code ?? (signal ? 128 : null));
-          // An exit before `listening` is reported by start(), not here.
-          if (!this.stopping && r.ready) this.onUnexpectedExit(spec.name, code, this.tailOf(r));
+          // An exit before `listening` is reported by start() or restart(), not here.
+          if (!this.stopping && r.ready) void this.restart(r, code ?? (signal ? 128 : null));
         });
       });
     });
-    this.running.push(r);
+    const at = this.running.findIndex((old) => old.spec.name === spec.name);
+    if (at >= 0) this.running.splice(at, 1, r)[0]?.log.end();
+    else this.running.push(r);
     return r;
+  }
+
+  /** Starts `dead`'s service again after the policy's delay, until it is up or given up. */
+  private async restart(dead: Running, exitCode: number | null): Promise<void> {
+    const { name } = dead.spec;
+    let code = exitCode;
+    let upMs = Date.now() - dead.readyAt;
+    let tail = this.tailOf(dead);
+    for (;;) {
+      const plan = this.policy.onDeath(name, upMs);
+      if (!plan) {
+        this.note(dead, 'supervisor gave up the service', { exit_code: code });
+        this.events.gaveUp(name, code, tail);
+        return;
+      }
+      const { attempt, delayMs: delay_ms } = plan;
+      this.note(dead, 'supervisor restarting the service', { exit_code: code, attempt, delay_ms });
+      this.events.restarting(name, code, plan, tail);
+      await new Promise((resolve) => setTimeout(resolve, plan.delayMs));
+      if (this.stopping) return;
+      const next = this.spawnOne(dead.spec);
+      try {
+        await this.waitReady(next, 30_000);
+        this.events.restarted(name, next.child.pid, plan.attempt);
+        return;
+      } catch {
+        if (this.stopping) return;
+        next.child.kill('SIGKILL');
+        code = await next.exited;
+        upMs = 0;
+        tail = this.tailOf(next);
+      }
+    }
+  }
+
+  /** A supervisor line in the service's own log file, shaped like the services' pino lines. */
+  private note(r: Running, msg: string, fields: Record<string, unknown>): void {
+    const line = { level: 40, time: Date.now(), name: 'supervisor', service: r.spec.name, ...fields, msg };
+    // The log of the service's current process (a restart opens it again).
+    this.running.find((x) => x.spec.name === r.spec.name)?.log.write(`${JSON.stringify(line)}\n`);
   }
 
   get pids(): Record<string, number | undefined> {
@@ -254,29 +295,4 @@ export class Supervisor {
       r.log.end();
     }
   }
-}
-
-function parseJson(line: string): LogLine | undefined {
-  if (!line.startsWith('{')) return undefined;
-  try {
-    const v = JSON.parse(line) as unknown;
-    return v !== null && typeof v === 'object' ? (v as LogLine) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Calls `onLine` for every complete line of `stream` (and a last unterminated one at its end). */
-function eachLine(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
-  if (!stream) return;
-  let rest = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop() ?? '';
-    for (const p of parts) onLine(p);
-  });
-  stream.on('end', () => {
-    if (rest !== '') onLine(rest);
-  });
 }

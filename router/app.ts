@@ -13,6 +13,7 @@ import { createMetrics, createMetricsRegistry, type RouterMetrics } from './metr
 import { Classifier } from './routing/classifier.js';
 import { loadHostKeys } from './ssh/host-key.js';
 import { SshFront } from './ssh/server.js';
+import { StartupGate } from './ssh/startups.js';
 import { keyCellResolver, TopologyLearner } from './topology/learner.js';
 import { TopologyResolver } from './topology/resolver.js';
 import { RestClassifier } from './topology/rest-classify.js';
@@ -54,6 +55,16 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       hostKeys: hostKeys.keys,
       loginGraceMs: config.loginGraceMs,
       keepaliveIntervalMs: config.keepaliveIntervalMs,
+      keepaliveCountMax: config.keepaliveCountMax,
+      maxSessions: config.maxSessions,
+      gate: new StartupGate(config.maxStartups, config.perSourceMaxStartups),
+      proxy: config.proxyProtocol
+        ? {
+            policy: config.proxyPolicy,
+            allowed: config.proxyAllowed,
+            headerTimeoutMs: config.proxyHeaderTimeoutMs,
+          }
+        : undefined,
     },
     { api: routing.api, classifier: routing.classifier, cells, jwtKey: key, metrics },
     log.child({ component: 'ssh' }),

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import {
+  bool,
   ConfigError,
   hostPort,
   httpUrl,
@@ -11,6 +13,8 @@ import {
   str,
   type Validator,
 } from '../lib/config.js';
+import type { ProxyPolicy } from './ssh/listener.js';
+import { type MaxStartups, maxStartupsValidator } from './ssh/startups.js';
 
 /** One cell as the router sees it: `url` is the cell's bridge (internal API and tunnels). */
 export interface CellConfig {
@@ -46,6 +50,22 @@ export interface RouterConfig {
   loginGraceMs: number;
   /** SSH keepalive interval (gitlab-sshd `client_alive_interval`). */
   keepaliveIntervalMs: number;
+  /** Missed keepalive answers before a connection is dropped (OpenSSH `ClientAliveCountMax`). */
+  keepaliveCountMax: number;
+  /** Sessions at once on one SSH connection (gitlab-sshd `concurrent_sessions_limit`). */
+  maxSessions: number;
+  /** Unauthenticated connections cap, OpenSSH `MaxStartups` `start:rate:full`; undefined = off. */
+  maxStartups: MaxStartups | undefined;
+  /** Unauthenticated connections per source address (OpenSSH `PerSourceMaxStartups`); undefined = off. */
+  perSourceMaxStartups: number | undefined;
+  /** PROXY protocol v1/v2 on the SSH listener (gitlab-sshd `proxy_protocol`). */
+  proxyProtocol: boolean;
+  /** gitlab-sshd `proxy_policy`. */
+  proxyPolicy: ProxyPolicy;
+  /** CIDRs whose PROXY headers are trusted (gitlab-sshd `proxy_allowed`); empty = every peer. */
+  proxyAllowed: string[];
+  /** gitlab-sshd `proxy_header_timeout`. */
+  proxyHeaderTimeoutMs: number;
   /** Deadline of one internal API call (authorized_keys, discover, learn, allowed). */
   internalApiTimeoutMs: number;
   /**
@@ -90,12 +110,28 @@ const listenAddress: Validator<Listen> = (v, name) => (isListen(v) ? v : hostPor
 const optionalListenAddress: Validator<Listen | undefined> = (v, name) =>
   v === undefined || v === '' ? undefined : listenAddress(v, name);
 
-/** A JSON array of paths, or a comma-separated list (environment). */
-const fileList: Validator<string[]> = (v, name) => {
-  const raw = typeof v === 'string' ? (v.trim().startsWith('[') ? safeJson(v) : v.split(',')) : v;
-  if (!Array.isArray(raw)) throw new ConfigError(`${name} must be a list of file paths`);
-  return raw.map((item: unknown, i) => str(typeof item === 'string' ? item.trim() : item, `${name}[${i}]`));
-};
+/** A JSON array of strings, or a comma-separated list (environment). */
+function stringList(what: string): Validator<string[]> {
+  return (v, name) => {
+    const raw = typeof v === 'string' ? (v.trim().startsWith('[') ? safeJson(v) : v.split(',')) : v;
+    if (!Array.isArray(raw)) throw new ConfigError(`${name} must be a list of ${what}`);
+    const items = raw.map((item: unknown) => (typeof item === 'string' ? item.trim() : item));
+    return items.filter((item) => item !== '').map((item, i) => str(item, `${name}[${i}]`));
+  };
+}
+
+const fileList = stringList('file paths');
+
+/** `proxyAllowed`: addresses or CIDRs (`10.0.0.0/8`, `2001:db8::/32`). */
+const cidrList: Validator<string[]> = (v, name) =>
+  stringList('CIDRs')(v, name).map((cidr, i) => {
+    const [address = '', prefix, extra] = cidr.split('/');
+    const family = isIP(address);
+    const bits = prefix === undefined ? 0 : /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+    if (family === 0 || extra !== undefined || bits < 0 || bits > (family === 4 ? 32 : 128))
+      throw new ConfigError(`${name}[${i}] must be an address or CIDR, got ${JSON.stringify(cidr)}`);
+    return cidr;
+  });
 
 function field<T>(obj: Record<string, unknown>, key: string, where: string, validate: Validator<T>): T {
   return validate(obj[key], `${where}.${key}`);
@@ -194,6 +230,17 @@ export const routerSchema: Schema<RouterConfig> = {
   loginGraceMs: { validate: int(1), default: 60_000 },
   keepaliveIntervalMs: { validate: int(0), default: 15_000 },
   internalApiTimeoutMs: { validate: int(1), default: 30_000 },
+  keepaliveCountMax: { validate: int(1), default: 3 },
+  maxSessions: { validate: int(1), default: 10 },
+  maxStartups: { validate: maxStartupsValidator, default: undefined },
+  perSourceMaxStartups: {
+    validate: (v, name) => (v === undefined || v === '' || v === 'off' ? undefined : int(1)(v, name)),
+    default: undefined,
+  },
+  proxyProtocol: { validate: bool, default: false },
+  proxyPolicy: { validate: oneOf('use', 'require', 'reject', 'ignore'), default: 'use' },
+  proxyAllowed: { validate: cidrList, default: [] },
+  proxyHeaderTimeoutMs: { validate: int(1), default: 500 },
   rulesFile: { validate: optionalStr, default: undefined },
   notFoundDelayMs: { validate: notFoundDelayValidator, default: undefined },
   logLevel: {

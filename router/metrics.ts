@@ -16,6 +16,14 @@ export interface RouterMetrics {
   sshConnections: number;
   sshAuthFailures: number;
   sshGitCommands: number;
+  /** Session channels refused by the per-connection limit (gitlab-sshd's counter). */
+  sshConcurrentLimitedSessions: number;
+  /** Connections dropped by the unauthenticated connections cap (`maxStartups`). */
+  sshStartupsDropped: number;
+  /** Connections whose client address came from a PROXY header. */
+  sshProxyHeaders: number;
+  /** Connections closed by the PROXY protocol policy (missing, refused or malformed header). */
+  sshProxyRefused: number;
   /**
    * SSH sessions (one command or welcome each) by how they ended (`lib/outcome.ts`); `system` is
    * the error SLI, as gitlab-shell's `trackError` counts it (policy refusals and cancellations left out).
@@ -46,6 +54,10 @@ export function createMetrics(): RouterMetrics {
     sshConnections: 0,
     sshAuthFailures: 0,
     sshGitCommands: 0,
+    sshConcurrentLimitedSessions: 0,
+    sshStartupsDropped: 0,
+    sshProxyHeaders: 0,
+    sshProxyRefused: 0,
     sshSessions: { ok: 0, policy: 0, 'client-gone': 0, system: 0 },
     httpRequests: 0,
     httpRuleRouted: 0,
@@ -77,6 +89,22 @@ const DESCRIPTIONS: Record<PlainCounter, [string, string]> = {
   sshConnections: ['gitlab_cells_router_ssh_connections_total', 'SSH connections accepted'],
   sshAuthFailures: ['gitlab_cells_router_ssh_auth_failures_total', 'SSH public keys rejected'],
   sshGitCommands: ['gitlab_cells_router_ssh_git_commands_total', 'git commands run over SSH'],
+  sshConcurrentLimitedSessions: [
+    'gitlab_shell_sshd_concurrent_limited_sessions_total',
+    'The number of times the concurrent sessions limit was hit',
+  ],
+  sshStartupsDropped: [
+    'gitlab_cells_router_ssh_startups_dropped_total',
+    'SSH connections dropped by the unauthenticated connections cap',
+  ],
+  sshProxyHeaders: [
+    'gitlab_cells_router_ssh_proxy_headers_total',
+    'SSH connections addressed by a PROXY header',
+  ],
+  sshProxyRefused: [
+    'gitlab_cells_router_ssh_proxy_refused_total',
+    'SSH connections closed by the PROXY protocol policy',
+  ],
   httpRequests: ['gitlab_cells_router_http_requests_total', 'HTTP requests received by the HTTP front'],
   httpRuleRouted: [
     'gitlab_cells_router_http_rule_routed_total',

@@ -1,26 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import net, { type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import ssh2, { type Connection, type KexAlgorithm } from 'ssh2';
 import type { Logger } from '../../lib/logger.js';
 import type { Listen } from '../config.js';
 import { type AuthState, authenticate } from './auth.js';
+import { type ListenerOptions, SshListener } from './listener.js';
 import { handleSession, type RunningSession, type SessionDeps } from './session.js';
 
 const { Server } = ssh2;
 
 /**
- * The SSH front: an ssh2 server with the router's host key, curve25519 key exchange first,
- * keepalives, a login grace timer, public-key auth against the cells and one git command per
- * session. The router owns the TCP listener and hands sockets to ssh2 (`injectSocket`), so the
- * login grace timer runs from the TCP accept (ssh2 only reports a connection once the client sent
- * its version line) and shutdown can destroy sockets that outstay it. `close()` stops accepting,
- * lets running commands finish within the grace period, then cancels what is left and disconnects.
+ * The SSH front: an ssh2 server with the router's host keys, curve25519 key exchange first,
+ * keepalives, public-key auth against the cells and one command per session, at most
+ * `maxSessions` sessions at once per connection (gitlab-sshd `concurrent_sessions_limit`: the next
+ * channel is refused with `resource shortage: too many concurrent sessions`). The TCP side (startups
+ * cap, login grace, PROXY protocol) is `listener.ts`, which hands sockets to ssh2 (`injectSocket`).
+ * `close()` stops accepting, lets running commands finish within the grace period, then cancels
+ * what is left and disconnects.
  */
-export interface SshFrontOptions {
+export interface SshFrontOptions extends ListenerOptions {
   /** One private key per type; the client's preferred type among them is used. */
   hostKeys: Buffer[];
-  loginGraceMs: number;
   keepaliveIntervalMs: number;
+  /** Missed keepalive answers before the connection is dropped (OpenSSH `ClientAliveCountMax`). */
+  keepaliveCountMax: number;
+  maxSessions: number;
 }
 
 /** Preferred key exchange: curve25519 first, then the NIST curves; no finite-field DH. */
@@ -35,24 +39,21 @@ const KEX: KexAlgorithm[] = [
 /** After the sessions: how long clients may take to leave by themselves, then to honour a disconnect. */
 const LINGER_MS = 1000;
 const DISCONNECT_WAIT_MS = 2000;
-
-interface RawConnection {
-  socket: Socket;
-  /** Login grace timer; cleared once the client authenticated. */
-  grace: NodeJS.Timeout;
-}
+/** SSH_OPEN_RESOURCE_SHORTAGE (RFC 4254 §5.1), gitlab-sshd's answer to one session too many. */
+const RESOURCE_SHORTAGE = 4;
+export const TOO_MANY_SESSIONS = 'too many concurrent sessions';
 
 interface ConnectionEntry {
   client: Connection;
   sessions: Set<RunningSession>;
+  /** Session channels accepted and not yet closed (the concurrent sessions limit). */
+  openChannels: number;
   closed: Promise<void>;
 }
 
 export class SshFront {
   private readonly server: InstanceType<typeof Server>;
-  private readonly listener: net.Server;
-  /** Accepted sockets by `ip:port`, from accept to close. */
-  private readonly sockets = new Map<string, RawConnection>();
+  private readonly listener: SshListener;
   private readonly connections = new Set<ConnectionEntry>();
   private nextConnId = 1;
   private closing = false;
@@ -68,22 +69,16 @@ export class SshFront {
         algorithms: { kex: KEX },
         ident: 'GitLab-Cells-Router',
         keepaliveInterval: opts.keepaliveIntervalMs,
-        keepaliveCountMax: 3,
+        keepaliveCountMax: opts.keepaliveCountMax,
       },
       (client, info) => this.onConnection(client, info.ip, info.port),
     );
     this.server.on('error', (err: Error) => this.log.debug({ err }, 'ssh connection error'));
-    this.listener = net.createServer((socket) => this.onSocket(socket));
+    this.listener = new SshListener(opts, deps.metrics, log, (a) => this.server.injectSocket(a.socket));
   }
 
   listen(listen: Listen): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      this.listener.once('error', reject);
-      this.listener.listen(listen.port, listen.host, () => {
-        this.listener.off('error', reject);
-        resolve(this.listener.address() as AddressInfo);
-      });
-    });
+    return this.listener.listen(listen);
   }
 
   /** Commands running right now, over all connections. */
@@ -93,45 +88,29 @@ export class SshFront {
     return n;
   }
 
-  private onSocket(socket: Socket): void {
-    if (this.closing) {
-      socket.destroy();
-      return;
-    }
-    const key = `${socket.remoteAddress}:${socket.remotePort}`;
-    const grace = setTimeout(() => {
-      this.log.info(
-        { remote_ip: socket.remoteAddress, login_grace_ms: this.opts.loginGraceMs },
-        'login grace time exceeded, disconnecting',
-      );
-      socket.destroy();
-    }, this.opts.loginGraceMs);
-    this.sockets.set(key, { socket, grace });
-    socket.once('close', () => {
-      clearTimeout(grace);
-      this.sockets.delete(key);
-    });
-    this.server.injectSocket(socket);
-  }
-
   private onConnection(client: Connection, ip: string, port: number): void {
-    const raw = this.sockets.get(`${ip}:${port}`);
+    const raw = this.listener.sockets.get(`${ip}:${port}`);
     if (this.closing || !raw) {
       client.end();
       return;
     }
     const connId = this.nextConnId++;
-    const log = this.log.child({ conn_id: connId, remote_ip: ip, remote_port: port });
+    const log = this.log.child({
+      conn_id: connId,
+      remote_ip: raw.clientIp,
+      remote_port: raw.clientPort,
+      ...(raw.proxyIp ? { proxy_ip: raw.proxyIp } : {}),
+    });
     let markClosed = () => {};
     const closed = new Promise<void>((resolve) => {
       markClosed = resolve;
     });
-    const entry: ConnectionEntry = { client, sessions: new Set(), closed };
+    const entry: ConnectionEntry = { client, sessions: new Set(), openChannels: 0, closed };
     this.connections.add(entry);
     this.deps.metrics.sshConnections++;
     const state: AuthState = {
       log,
-      remoteIp: ip,
+      remoteIp: raw.clientIp,
       requestId: randomUUID(),
       keyId: undefined,
       username: undefined,
@@ -141,7 +120,7 @@ export class SshFront {
 
     client.on('authentication', (ctx) => authenticate(ctx, state, this.deps.api, this.deps.metrics));
     client.on('ready', () => {
-      clearTimeout(raw.grace);
+      raw.authenticated();
       connLog = log.child({ key_id: state.keyId, user: state.username });
       connLog.info('authenticated');
     });
@@ -151,11 +130,20 @@ export class SshFront {
         reject();
         return;
       }
+      if (entry.openChannels >= this.opts.maxSessions) {
+        this.deps.metrics.sshConcurrentLimitedSessions++;
+        connLog.info({ max_sessions: this.opts.maxSessions }, TOO_MANY_SESSIONS);
+        rejectResourceShortage(client, reject);
+        return;
+      }
+      const session = accept();
+      entry.openChannels++;
+      session.once('close', () => entry.openChannels--);
       handleSession(
-        accept(),
+        session,
         {
           keyId,
-          remoteIp: ip,
+          remoteIp: raw.clientIp,
           log: connLog,
           transport: raw.socket,
           track: (s) => {
@@ -178,7 +166,7 @@ export class SshFront {
   /** Graceful shutdown; resolves when every connection is gone. */
   async close(graceMs: number): Promise<void> {
     this.closing = true;
-    const stopped = new Promise<void>((resolve) => this.listener.close(() => resolve()));
+    const stopped = this.listener.close();
     for (const c of this.connections) if (c.sessions.size === 0) c.client.end();
     const running = [...this.connections].flatMap((c) => [...c.sessions].map((s) => s.done));
     const result = await Promise.race([
@@ -194,8 +182,33 @@ export class SshFront {
     await Promise.race([Promise.all([...this.connections].map((c) => c.closed)), delay(LINGER_MS, 'linger')]);
     for (const c of this.connections) c.client.end();
     await Promise.race([stopped, delay(DISCONNECT_WAIT_MS, 'timeout')]);
-    for (const raw of this.sockets.values()) raw.socket.destroy();
+    this.listener.destroyAll();
     await stopped;
+  }
+}
+
+/**
+ * ssh2's `reject()` answers a session open with CONNECT_FAILED and no text; gitlab-sshd answers
+ * RESOURCE_SHORTAGE "too many concurrent sessions". `reject()` sends through the connection's
+ * protocol object synchronously, so its reason and text are replaced for that one call (ssh2 is
+ * pinned; without the internal, the plain rejection is sent).
+ */
+interface ProtocolInternals {
+  _protocol?: { channelOpenFail?: (sender: number, reason: number, desc: string) => void };
+}
+
+function rejectResourceShortage(client: Connection, reject: () => void): void {
+  const proto = (client as unknown as ProtocolInternals)._protocol;
+  const original = proto?.channelOpenFail;
+  if (!proto || typeof original !== 'function') {
+    reject();
+    return;
+  }
+  proto.channelOpenFail = (sender) => original.call(proto, sender, RESOURCE_SHORTAGE, TOO_MANY_SESSIONS);
+  try {
+    reject();
+  } finally {
+    proto.channelOpenFail = original;
   }
 }
 

@@ -52,3 +52,51 @@ describe('host key settings', () => {
     await expect(loadHostKeys([bogus])).rejects.toThrow(/not an unencrypted private key/);
   });
 });
+
+describe('limits and PROXY protocol settings', () => {
+  const withKey = { ...base, hostKeyFile: '/k' };
+
+  it("defaults to gitlab-sshd's values", () => {
+    expect(load(withKey)).toMatchObject({
+      maxSessions: 10,
+      keepaliveIntervalMs: 15_000,
+      keepaliveCountMax: 3,
+      loginGraceMs: 60_000,
+      maxStartups: undefined,
+      perSourceMaxStartups: undefined,
+      proxyProtocol: false,
+      proxyPolicy: 'use',
+      proxyAllowed: [],
+      proxyHeaderTimeoutMs: 500,
+    });
+  });
+
+  it('reads them from the environment', () => {
+    const config = load(withKey, {
+      ROUTER_MAX_SESSIONS: '4',
+      ROUTER_MAX_STARTUPS: '10:30:100',
+      ROUTER_PER_SOURCE_MAX_STARTUPS: '2',
+      ROUTER_PROXY_PROTOCOL: 'true',
+      ROUTER_PROXY_POLICY: 'require',
+      ROUTER_PROXY_ALLOWED: '10.0.0.0/8, 192.0.2.1, 2001:db8::/32',
+    });
+    expect(config).toMatchObject({
+      maxSessions: 4,
+      maxStartups: { start: 10, rate: 30, full: 100 },
+      perSourceMaxStartups: 2,
+      proxyProtocol: true,
+      proxyPolicy: 'require',
+      proxyAllowed: ['10.0.0.0/8', '192.0.2.1', '2001:db8::/32'],
+    });
+  });
+
+  it.each([
+    [{ proxyPolicy: 'trust' }, 'proxyPolicy'],
+    [{ proxyAllowed: ['10.0.0.0/33'] }, 'proxyAllowed (ROUTER_PROXY_ALLOWED)[0] must be an address or CIDR'],
+    [{ proxyAllowed: ['example.com'] }, 'must be an address or CIDR'],
+    [{ maxStartups: '10:30' }, 'maxStartups (ROUTER_MAX_STARTUPS) must be "start:rate:full"'],
+    [{ maxSessions: 0 }, 'maxSessions'],
+  ])('refuses %j', (extra, message) => {
+    expect(() => load({ ...withKey, ...extra })).toThrow(message);
+  });
+});

@@ -8,6 +8,7 @@ import type { CellContext } from './context.js';
 import { createGitInspector, type GitInspector } from './git.js';
 import { HookLog } from './hook-log.js';
 import { addShellAuth } from './plugins/shell-auth.js';
+import { registerAccountRoutes } from './routes/account.js';
 import { registerAllowed } from './routes/allowed.js';
 import { registerCellsAdmin } from './routes/cells.js';
 import { defaultErrorHandler } from './routes/errors.js';
@@ -73,6 +74,7 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
     async (internal) => {
       addShellAuth(internal, ctx.shellKey);
       registerInternalRoutes(internal, ctx);
+      registerAccountRoutes(internal, ctx);
       registerAllowed(internal, ctx);
       registerHooks(internal, ctx);
       registerLearn(internal, ctx);

@@ -66,7 +66,14 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
           }
         : undefined,
     },
-    { api: routing.api, classifier: routing.classifier, cells, jwtKey: key, metrics },
+    {
+      api: routing.api,
+      classifier: routing.classifier,
+      cells,
+      jwtKey: key,
+      metrics,
+      account: { patAllowedScopes: config.patAllowedScopes },
+    },
     log.child({ component: 'ssh' }),
   );
   const httpFront = createHttpFront({

@@ -66,6 +66,8 @@ export interface RouterConfig {
   proxyAllowed: string[];
   /** gitlab-sshd `proxy_header_timeout`. */
   proxyHeaderTimeoutMs: number;
+  /** gitlab-shell `pat.allowed_scopes` for `personal_access_token`; empty = every scope. */
+  patAllowedScopes: string[];
   /** Deadline of one internal API call (authorized_keys, discover, learn, allowed). */
   internalApiTimeoutMs: number;
   /**
@@ -241,6 +243,7 @@ export const routerSchema: Schema<RouterConfig> = {
   proxyPolicy: { validate: oneOf('use', 'require', 'reject', 'ignore'), default: 'use' },
   proxyAllowed: { validate: cidrList, default: [] },
   proxyHeaderTimeoutMs: { validate: int(1), default: 500 },
+  patAllowedScopes: { validate: stringList('scopes'), default: [] },
   rulesFile: { validate: optionalStr, default: undefined },
   notFoundDelayMs: { validate: notFoundDelayValidator, default: undefined },
   logLevel: {

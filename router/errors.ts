@@ -22,6 +22,8 @@ export const RouterError = {
   projectNotFound: defineError('ROUTER_ERR_PROJECT_NOT_FOUND', 404),
   /** discover failed (GitLab Shell: "Failed to get username: ..."). */
   discover: defineError('ROUTER_ERR_DISCOVER', 502),
+  /** An account command refused: its usage, or the cell's `success: false` message. */
+  accountRefused: defineError('ROUTER_ERR_ACCOUNT_REFUSED', 400),
   /** The SSH client went away, or the router is shutting down. */
   cancelled: defineError('ROUTER_ERR_CANCELLED', 499, false),
 } as const;

@@ -168,6 +168,11 @@ export class InternalApi {
     };
   }
 
+  /** `POST <path>` of the account endpoints (`lib/contracts/account-api.ts`) on the user's cell. */
+  async post<T>(cell: CellConfig, path: string, body: object, ctx: CallContext): Promise<Unchecked<T>> {
+    return parseJsonObject<T>(await this.call(cell, 'POST', path, body, ctx), path.slice(1));
+  }
+
   /**
    * Tries cells in preference order until one gives a definitive answer (any status below 500);
    * users and keys are shared by all cells, so any cell may answer.

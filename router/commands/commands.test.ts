@@ -4,6 +4,7 @@ import { createLogger } from '../../lib/logger.js';
 import { createMetrics } from '../metrics.js';
 import type { CommandContext, CommandDeps } from './context.js';
 import { COMMANDS } from './index.js';
+import { parseTokenArgs } from './personal-access-token.js';
 
 function context(discover: () => Promise<{ username: string | null }>) {
   const stdout = new PassThrough();
@@ -44,4 +45,32 @@ describe('commands over plain streams', () => {
     });
     expect(failing.out()).toBe('');
   });
+});
+
+describe('personal_access_token arguments', () => {
+  const now = new Date('2026-01-30T12:00:00Z');
+
+  it('expires after 30 days, or ttl_days + 1, as gitlab-shell computes it', () => {
+    expect(parseTokenArgs(['n', 'api'], [], now)).toEqual({
+      name: 'n',
+      scopes: ['api'],
+      expiresAt: '2026-03-01',
+    });
+    expect(parseTokenArgs(['n', 'api', '0'], [], now).expiresAt).toBe('2026-01-31');
+  });
+
+  it('drops scopes outside the allowed list, when there is one', () => {
+    expect(parseTokenArgs(['n', 'api,sudo,read_repository'], ['api', 'read_repository'], now).scopes).toEqual(
+      ['api', 'read_repository'],
+    );
+  });
+
+  it.each([[['n']], [['n', 'api', '1', 'extra']], [['n', 'api', '-1']], [['n', 'api', 'x']]])(
+    'refuses %j',
+    (args) => {
+      expect(() => parseTokenArgs(args, [], now)).toThrow(
+        /Usage: personal_access_token|Invalid value for days_ttl/,
+      );
+    },
+  );
 });

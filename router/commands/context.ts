@@ -15,8 +15,16 @@ export interface CommandIO {
   stderr: Writable;
 }
 
-/** What commands use from the router: the internal API, routing, the cells and the counters. */
-export type CommandDeps = GitCommandDeps;
+/** Settings of the account commands. */
+export interface AccountSettings {
+  /** gitlab-shell `pat.allowed_scopes`: requested scopes outside it are dropped; empty = no filter. */
+  patAllowedScopes: readonly string[];
+}
+
+/** What commands use from the router: the internal API, routing, the cells, the counters, settings. */
+export interface CommandDeps extends GitCommandDeps {
+  account: AccountSettings;
+}
 
 export interface CommandContext {
   io: CommandIO;

@@ -45,13 +45,27 @@ describe('parseCommand', () => {
     expect(parseCommand('discover')).toEqual({ ok: true, command: { name: 'discover', args: [] } });
   });
 
+  it('passes the account commands their words as they come', () => {
+    expect(parseCommand('personal_access_token ci api,read_user 7')).toEqual({
+      ok: true,
+      command: { name: 'personal_access_token', args: ['ci', 'api,read_user', '7'] },
+    });
+    expect(parseCommand('2fa_recovery_codes')).toMatchObject({
+      command: { name: '2fa_recovery_codes', args: [] },
+    });
+    expect(parseCommand('2fa_verify')).toMatchObject({ command: { name: '2fa_verify' } });
+    expect(parseCommand("git-lfs-authenticate 'g/p.git' download")).toMatchObject({
+      command: { name: 'git-lfs-authenticate', args: ['g/p.git', 'download'] },
+    });
+  });
+
   it('refuses unknown commands with 128 and the whole line', () => {
     expect(parseCommand('rm -rf /')).toEqual({
       ok: false,
       exitCode: 128,
       message: 'Unknown command: rm -rf /',
     });
-    expect(parseCommand('git-lfs-authenticate g/p download')).toMatchObject({ exitCode: 128 });
+    expect(parseCommand('git-lfs-transfer g/p download')).toMatchObject({ exitCode: 128 });
   });
 
   it('refuses git commands without exactly one argument with 1 ("Disallowed command")', () => {

@@ -9,8 +9,22 @@
  */
 export type GitService = 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
 
+/** Commands that take their arguments as they come (each module checks its own usage). */
+export type AccountCommand =
+  | 'personal_access_token'
+  | '2fa_recovery_codes'
+  | '2fa_verify'
+  | 'git-lfs-authenticate';
+
+const ACCOUNT_COMMANDS: readonly string[] = [
+  'personal_access_token',
+  '2fa_recovery_codes',
+  '2fa_verify',
+  'git-lfs-authenticate',
+];
+
 /** Every command the router serves; each has its module in `router/commands/`. */
-export type CommandName = 'discover' | GitService;
+export type CommandName = 'discover' | GitService | AccountCommand;
 
 /** A known command and the words after its name. */
 export interface ParsedCommand {
@@ -36,6 +50,8 @@ export function parseCommand(line: string): CommandParseResult {
   const args = words.length > 1 && words[0] === 'git' ? [`git-${words[1]}`, ...words.slice(2)] : words;
   const name = args[0];
   if (name === undefined || name === 'discover') return { ok: true, command: { name: 'discover', args: [] } };
+  if (ACCOUNT_COMMANDS.includes(name))
+    return { ok: true, command: { name: name as AccountCommand, args: args.slice(1) } };
   if (!GIT_SERVICES.includes(name)) {
     return { ok: false, exitCode: 128, message: `Unknown command: ${line}` };
   }

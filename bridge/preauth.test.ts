@@ -19,6 +19,10 @@ const valid = {
 };
 
 describe('parsePreauthResponse', () => {
+  it("accepts the empty GL_ID of a Geo node's own fetch (Rails' :geo actor)", () => {
+    expect(parsePreauthResponse({ ...valid, GL_ID: '' }).GL_ID).toBe('');
+  });
+
   it('accepts what Rails sends and normalises empty values', () => {
     expect(parsePreauthResponse(valid)).toEqual({
       GL_ID: 'user-2',
@@ -38,7 +42,7 @@ describe('parsePreauthResponse', () => {
 
   it.each([
     ['not an object', []],
-    ['no GL_ID', { ...valid, GL_ID: '' }],
+    ['no GL_ID', { ...valid, GL_ID: undefined }],
     ['no Repository', { ...valid, Repository: undefined }],
     ['no storage', { ...valid, Repository: { relative_path: 'x.git' } }],
     ['no GitalyServer', { ...valid, GitalyServer: undefined }],

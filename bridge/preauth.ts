@@ -178,7 +178,8 @@ export function parsePreauthResponse(json: unknown): PreauthResponse {
     throw PreauthInvalid('pre-authorization answer: GitConfigOptions must be an array of strings');
   }
   return {
-    GL_ID: field(json, 'GL_ID', isNonEmpty, 'a non-empty string'),
+    // Empty for a Geo node's own fetch (Rails' `:geo` actor has no user), as Workhorse accepts it.
+    GL_ID: field(json, 'GL_ID', isString, 'a string'),
     GL_REPOSITORY: field(json, 'GL_REPOSITORY', isString, 'a string'),
     GL_USERNAME: username ?? '',
     Repository: repository,

@@ -5,6 +5,9 @@ import type { Logger } from '../lib/logger.js';
 import { AccessChecker } from './access.js';
 import type { ClaimSync } from './claim-sync.js';
 import type { CellContext } from './context.js';
+import { Replicas } from './geo/replica.js';
+import { registerGeoTestSwitch, registerGeoUpdates } from './geo/routes.js';
+import { geoRoleFor } from './geo/site.js';
 import { createGitInspector, type GitInspector } from './git.js';
 import { HookLog } from './hook-log.js';
 import { addShellAuth } from './plugins/shell-auth.js';
@@ -39,6 +42,8 @@ export interface CellAppDeps {
   tokens?: TokenStore;
   /** Claim registration with the Topology Service (re-claims after an organization move). */
   claims?: ClaimSync | undefined;
+  /** The Geo secondary site this process serves (`geoSite` of the config); else the cell's primary role. */
+  geoSite?: string | undefined;
 }
 
 /** Builds (does not start) the Rails-shaped app of one cell of the topology. */
@@ -63,6 +68,11 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
     gitalyToken: deps.gitalyToken,
     claims: deps.claims,
   };
+  const role = geoRoleFor(model, cellName, deps.geoSite);
+  if (role) {
+    const replicas = role.self.role === 'secondary' ? new Replicas(model, role, deps.logger) : undefined;
+    ctx.geo = { role, replicas };
+  }
 
   app.addHook('onRequest', async (_req, reply) => {
     reply.header(CELL_HEADER, cellName);
@@ -79,9 +89,11 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
       registerHooks(internal, ctx);
       registerLearn(internal, ctx);
       registerCellsAdmin(internal, ctx);
+      registerGeoTestSwitch(internal, ctx);
     },
     { prefix: '/api/v4/internal' },
   );
+  app.register(async (geo) => registerGeoUpdates(geo, ctx));
   app.register(async (pages) => registerDispatcher(pages, ctx));
   return app;
 }

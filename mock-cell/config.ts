@@ -29,6 +29,8 @@ export interface MockCellConfig {
   logLevel: (typeof LOG_LEVELS)[number];
   /** gRPC `host:port` of the Topology Service the cells register their claims with; unset = none. */
   topologyService?: string | undefined;
+  /** Serve the cells of `listen` as this Geo secondary site of the topology (`geoSites[].name`). */
+  geoSite?: string | undefined;
 }
 
 const listen: Validator<ListenEntry[]> = (v, name) => {
@@ -81,6 +83,7 @@ const schema: Schema<MockCellConfig> = {
       return s;
     },
   },
+  geoSite: { default: undefined, validate: optionalStr },
 };
 
 /** defaults → file → env (`MOCK_CELL_*`) → validate → freeze. */

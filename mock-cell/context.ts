@@ -1,6 +1,8 @@
 import type { JwtKey } from '../lib/jwt.js';
 import type { AccessChecker } from './access.js';
 import type { ClaimSync } from './claim-sync.js';
+import type { Replicas } from './geo/replica.js';
+import type { GeoRole } from './geo/site.js';
 import type { HookLog } from './hook-log.js';
 import type { SessionStore } from './sessions.js';
 import type { TokenStore } from './tokens.js';
@@ -24,4 +26,6 @@ export interface CellContext {
   gitalyToken: string;
   /** Claim registration with the Topology Service, when one is configured. */
   claims?: ClaimSync | undefined;
+  /** The cell's Geo role (`geo/`): the primary, or a secondary site with its replicas. */
+  geo?: { role: GeoRole; replicas: Replicas | undefined } | undefined;
 }

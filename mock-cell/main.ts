@@ -13,7 +13,12 @@ void runService({
     let running: RunningCells | undefined;
     return {
       listen: async () => {
-        running = await startCells(model, config.listen, { ...secrets, logger }, config.topologyService);
+        running = await startCells(
+          model,
+          config.listen,
+          { ...secrets, logger, geoSite: config.geoSite },
+          config.topologyService,
+        );
         return { addresses: running.cells };
       },
       close: async () => running?.close(),

@@ -61,20 +61,25 @@ export function allowedPayload(
   };
 }
 
-/** Pre-authorization success (`application/vnd.gitlab-workhorse+json`). */
+/**
+ * Pre-authorization success (`application/vnd.gitlab-workhorse+json`). A Geo node's own request
+ * (no actor: Rails' `:geo`) has an empty `GL_ID` and `GL_USERNAME`, and Geo requests see all refs.
+ */
 export function workhorsePayload(
   model: TopologyModel,
   project: TopologyProject,
-  actor: Actor,
+  actor: Actor | undefined,
   gitalyToken: string,
   remoteIp: string | undefined,
+  geoRequest = false,
 ): WorkhorsePreauthJson {
   const cell = model.cellOfProject(project);
+  const user = actor?.user;
   return {
-    GL_ID: glId(actor.user),
+    GL_ID: user ? glId(user) : '',
     GL_REPOSITORY: glRepository(project),
-    GL_USERNAME: actor.user.username,
-    ShowAllRefs: false,
+    GL_USERNAME: user?.username ?? '',
+    ShowAllRefs: geoRequest,
     NeedAudit: false,
     Repository: gitalyRepository(model, project),
     GitConfigOptions: [],
@@ -82,8 +87,7 @@ export function workhorsePayload(
       address: cell.gitaly.address,
       token: gitalyToken,
       call_metadata: {
-        user_id: String(actor.user.id),
-        username: actor.user.username,
+        ...(user ? { user_id: String(user.id), username: user.username } : {}),
         ...(remoteIp ? { remote_ip: remoteIp } : {}),
       },
     },

@@ -6,6 +6,7 @@ import { readSecretFile } from '../lib/secrets.js';
 import { buildCellApp, type CellAppDeps } from './app.js';
 import { ClaimSync } from './claim-sync.js';
 import { checkListenCells, type ListenEntry, loadMockCellConfig, type MockCellConfig } from './config.js';
+import { geoRoleFor, loadSiteModel } from './geo/site.js';
 import { SessionStore } from './sessions.js';
 import { TokenStore } from './tokens.js';
 import { loadTopologyFile, type TopologyModel } from './topology.js';
@@ -21,8 +22,12 @@ export interface Prepared {
 /** Loads and checks everything a start needs; throws ConfigError / CELL_TOPOLOGY_INVALID on bad input. */
 export function prepare(file: Record<string, unknown>, env: NodeJS.ProcessEnv): Prepared {
   const config = loadMockCellConfig(file, env);
-  const model = loadTopologyFile(config.topologyFile);
+  const model = config.geoSite
+    ? loadSiteModel(config.topologyFile, config.geoSite)
+    : loadTopologyFile(config.topologyFile);
   checkListenCells(config, model);
+  // Geo node keys are read now, so a missing secret is a bad setting at start.
+  for (const entry of config.listen) geoRoleFor(model, entry.cell, config.geoSite);
   return {
     config,
     model,

@@ -104,6 +104,30 @@ export interface FixedRoute {
   exact?: boolean;
 }
 
+/**
+ * A Geo site of a cell (GitLab's `GeoNode`): the `primary` is the cell itself; a `secondary` has its
+ * own Rails and Gitaly with replica repositories (`mock-cell/geo/`). Every site knows every node's key
+ * pair, as GitLab replicates the `geo_nodes` table.
+ */
+export interface TopologyGeoSite {
+  /** e.g. "cell_us0-secondary" (a mock-cell process serves it with `geoSite`). */
+  name: string;
+  cell: string;
+  role: 'primary' | 'secondary';
+  /** Internal URL of the site's Workhorse (bridge): the primary's is the base of `primary_repo`. */
+  url: string;
+  /** `host:port` of the site's SSH entry (shown in the console messages of a forwarded request). */
+  ssh: string;
+  /** A secondary's own Gitaly (the primary uses its cell's). */
+  gitaly?: TopologyCell['gitaly'];
+  /** The node's `access_key`, named in every `GL-Geo` token it signs. */
+  accessKey: string;
+  /** File (mode 600) holding the node's `secret_access_key`, the HS256 key of its tokens. */
+  secretAccessKeyFile: string;
+  /** A secondary's fetches go to the primary while the replica is `behind` (default) or `always`. */
+  fetchFromPrimary?: 'behind' | 'always';
+}
+
 export interface Topology {
   /** Public URL users see (the router's HTTP front), for links in messages. */
   externalUrl: string;
@@ -115,4 +139,6 @@ export interface Topology {
   members: TopologyMember[];
   keys: TopologyKey[];
   fixedRoutes: FixedRoute[];
+  /** Geo sites (optional): at most one primary and any secondaries per cell. */
+  geoSites?: TopologyGeoSite[];
 }

@@ -1,3 +1,4 @@
+import { checkGeoSites } from './geo/topology.js';
 import { Problems } from './topology-problems.js';
 import { checkReferences } from './topology-references.js';
 import { checkShape } from './topology-shape.js';
@@ -19,6 +20,7 @@ export function validateTopology(value: unknown): Topology {
   const topology = value as Topology;
   checkUniqueness(topology, p);
   checkReferences(topology, p);
+  checkGeoSites(topology, p);
   p.throwIfAny();
   return topology;
 }

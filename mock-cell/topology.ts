@@ -6,6 +6,7 @@ import type {
   FixedRoute,
   Topology,
   TopologyCell,
+  TopologyGeoSite,
   TopologyKey,
   TopologyNamespace,
   TopologyOrganization,
@@ -181,6 +182,11 @@ export class TopologyModel {
 
   fixedRoutes(): readonly FixedRoute[] {
     return this.#t.fixedRoutes;
+  }
+
+  /** The Geo sites of the topology (`mock-cell/geo/`); none when the file has no `geoSites`. */
+  geoSites(): readonly TopologyGeoSite[] {
+    return this.#t.geoSites ?? [];
   }
 
   /** Absolute folder of the project's bare repository in its owning cell's storage. */

@@ -3,11 +3,13 @@ import {
   type AllowedDenialJson,
   type AllowedRequestJson,
   CELL_REDIRECT_HEADER,
+  CUSTOM_ACTION_STATUS,
 } from '../../lib/contracts/internal-api.js';
 import type { AccessDecision, ProjectRef } from '../access.js';
 import { parseChanges } from '../changes.js';
 import type { CellContext } from '../context.js';
 import { BadRequest } from '../errors.js';
+import { geoCustomAction } from '../geo/custom-action.js';
 import { actorFromParams } from '../identity.js';
 import { allowedPayload } from '../payloads.js';
 import { errorResponse } from './errors.js';
@@ -101,6 +103,18 @@ export function registerAllowed(scope: FastifyInstance, ctx: CellContext): void 
         },
         'access check',
       );
+      // A Geo secondary hands pushes (and fetches while behind) to the primary: HTTP 300.
+      const replicas = ctx.geo?.replicas;
+      if (replicas && ctx.geo && body.gl_repository === undefined) {
+        const geo = { model: ctx.model, role: ctx.geo.role, replicas };
+        const custom = await geoCustomAction(geo, {
+          action: body.action,
+          decision,
+          actor: found.actor,
+          project,
+        });
+        if (custom) return reply.code(CUSTOM_ACTION_STATUS).send(custom);
+      }
       if (decision.outcome !== 'allowed') return sendDenial(reply, decision);
       return allowedPayload(ctx.model, decision.project, found.actor, ctx.gitalyToken);
     },

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { findProject } from '../access.js';
 import { ANY_CHANGES, branchName, isZeroSha, parseChanges } from '../changes.js';
 import type { CellContext } from '../context.js';
+import { notifySecondaries } from '../geo/notify.js';
 import type { TopologyProject } from '../topology-types.js';
 
 /** `/pre_receive`, `/post_receive` (Gitaly hooks) and the test view of the hook log. */
@@ -82,6 +83,12 @@ export function registerHooks(scope: FastifyInstance, ctx: CellContext): void {
     async (req, reply) => {
       const project = findProject(ctx.model, { glRepository: req.body.gl_repository });
       if (!project) return reply.code(404).send({ message: '404 Project Not Found' });
+      // The push is in: the cell's Geo secondaries learn of it (in the background).
+      const geo = ctx.geo;
+      if (geo)
+        void notifySecondaries(geo.role, ctx.model, project, req.log).catch((err: unknown) => {
+          req.log.warn({ err }, 'geo: update notice failed');
+        });
       return {
         reference_counter_decreased: true,
         messages: postReceiveMessages(ctx, project, req.body.changes),

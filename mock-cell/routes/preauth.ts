@@ -4,6 +4,8 @@ import { WORKHORSE_CONTENT_TYPE } from '../../lib/contracts/workhorse.js';
 import { forwardedClient, headerValue } from '../../lib/http-headers.js';
 import { SHELL_HEADER, verifyShellJwt, verifyWorkhorseJwt, WORKHORSE_HEADER } from '../../lib/jwt.js';
 import { ANY_CHANGES } from '../changes.js';
+import { geoPreauthorize } from '../geo/preauth.js';
+import { isGeoAuthAttempt } from '../geo/token.js';
 import { actorFromGlId } from '../identity.js';
 import { workhorsePayload } from '../payloads.js';
 import type { PageHandler } from '../web/page-handler.js';
@@ -38,6 +40,9 @@ function preauth(route: string, action: GitAction, idsOnly: boolean): PageHandle
       req.log.info({ reason: workhorse.reason }, 'workhorse JWT rejected');
       return plain(reply, 403, 'Forbidden');
     }
+    // EE: a request signed by a Geo site authenticates by its GL-Geo token instead (geo/preauth.ts).
+    if (idsOnly && isGeoAuthAttempt(headerValue(req.headers, 'authorization')))
+      return geoPreauthorize(req, reply, ctx, action, repoPath);
     const shell = await verifyShellJwt(ctx.shellKey, headerValue(req.headers, SHELL_HEADER), {
       requireGlId: true,
     });

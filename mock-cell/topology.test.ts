@@ -126,7 +126,7 @@ describe('topology validation', () => {
     );
     // The memberships of the moved project now point nowhere: reported too.
     expect(msg).toContain('members[2] "alice": field "project": no project "my-company/my-project"');
-    expect(msg).toContain('members[4] "zoe": field "user": no user "zoe"');
+    expect(msg).toContain('members[5] "zoe": field "user": no user "zoe"');
     expect(msg).toContain('keys[6] "alice": field "key" must be an OpenSSH public key line');
     expect(msg).toMatch(/^invalid topology \(6 problems\)/);
   });
@@ -169,11 +169,11 @@ describe('topology validation', () => {
       t.members.push({ user: 'carol', namespace: 'gitlab-org', accessLevel: 35 });
     });
     expect(msg).toContain(
-      'members[4] "bob": exactly one of the fields "namespace" (group membership) and "project"',
+      'members[5] "bob": exactly one of the fields "namespace" (group membership) and "project"',
     );
-    expect(msg).toContain('members[5] "bob": field "project": no project "my-company/ghost"');
+    expect(msg).toContain('members[6] "bob": field "project": no project "my-company/ghost"');
     expect(msg).toContain(
-      'members[6] "carol": field "accessLevel" must be one of 10, 20, 30, 40, 50, got 35',
+      'members[7] "carol": field "accessLevel" must be one of 10, 20, 30, 40, 50, got 35',
     );
   });
 

@@ -7,6 +7,8 @@ import { CellDirectory } from './cells/directory.js';
 import { InternalApi } from './cells/internal-api.js';
 import type { TlsOptions } from './cells/transport.js';
 import { hostKeyFilesOf, type Listen, type RouterConfig } from './config.js';
+import { PrimaryClients } from './geo/forward.js';
+import { SiteLearner } from './geo/site-learner.js';
 import { createHttpFront } from './http/front.js';
 import { loadRouterRuleset } from './http/ruleset.js';
 import { createMetrics, createMetricsRegistry, type RouterMetrics } from './metrics.js';
@@ -50,6 +52,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
   const cells = new CellDirectory(config.cells, config.region, deps.tls);
   const rules = await loadRules(config, cells, log);
   const routing = buildRouting(config, cells, key, metrics, log);
+  const primaries = new PrimaryClients();
   const ssh = new SshFront(
     {
       hostKeys: hostKeys.keys,
@@ -72,6 +75,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       cells,
       jwtKey: key,
       metrics,
+      primaries,
       account: { patAllowedScopes: config.patAllowedScopes },
     },
     log.child({ component: 'ssh' }),
@@ -98,7 +102,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       await closeHttp(metricsServer);
     }
     routing.topology?.close();
-    await cells.close();
+    await Promise.all([cells.close(), primaries.close()]);
   };
 
   return {
@@ -138,7 +142,8 @@ async function loadRules(
 
 /**
  * Who decides the cell: in `learn` mode the cells' learn endpoint behind the internal API; in
- * `topology` mode the Topology Service (key fingerprints, routes, and the HTTP front's classify rules).
+ * `topology` mode the Topology Service (key fingerprints, routes, and the HTTP front's classify rules);
+ * in `site` mode the one site.
  */
 function buildRouting(
   config: Readonly<RouterConfig>,
@@ -154,7 +159,11 @@ function buildRouting(
     config.internalApiTimeoutMs,
     topology ? keyCellResolver(topology) : undefined,
   );
-  const learner = topology ? new TopologyLearner(topology) : api;
+  const learner = topology
+    ? new TopologyLearner(topology)
+    : config.routing === 'site'
+      ? new SiteLearner(cells.legacy)
+      : api;
   const classifier = new Classifier(cells, learner, metrics, log.child({ component: 'routing' }), {
     maxEntries: config.learnCacheMaxEntries,
     maxTtlMs: config.learnCacheMaxTtlMs,

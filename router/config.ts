@@ -82,10 +82,11 @@ export interface RouterConfig {
   notFoundDelayMs: readonly [number, number] | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /**
-   * `learn` (seed 000: the cells' learn endpoint) or `topology` (gitlab-shell in Cells mode and the
-   * HTTP Router: the Topology Service classifies; `router/topology/`).
+   * `learn` (seed 000: the cells' learn endpoint), `topology` (gitlab-shell in Cells mode and the
+   * HTTP Router: the Topology Service classifies; `router/topology/`) or `site` (the SSH entry of one
+   * site, e.g. a Geo secondary: its one cell serves every path; `router/geo/`).
    */
-  routing: 'learn' | 'topology';
+  routing: 'learn' | 'topology' | 'site';
   /** `topology`: gRPC `host:port` of the Topology Service (gitlab-shell `topology_service.address`). */
   topologyServiceAddress: string | undefined;
   /** `topology`: REST base URL of the Topology Service (`POST /v1/classify` for the HTTP front's rules). */
@@ -250,7 +251,7 @@ export const routerSchema: Schema<RouterConfig> = {
     validate: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
     default: 'info',
   },
-  routing: { validate: oneOf('learn', 'topology'), default: 'learn' },
+  routing: { validate: oneOf('learn', 'topology', 'site'), default: 'learn' },
   topologyServiceAddress: {
     validate: (v, name) => {
       const s = optionalStr(v, name);
@@ -300,6 +301,10 @@ export function loadRouterConfig(
     throw new ConfigError(`region (ROUTER_REGION) "${config.region}" has no cell; cells are in: ${regions}`);
   }
   checkTopology(config);
+  if (config.routing === 'site' && config.cells.length !== 1)
+    throw new ConfigError(
+      `routing "site" serves one site: cells must have one entry, got ${config.cells.length}`,
+    );
   if (hostKeyFilesOf(config).length === 0)
     throw new ConfigError('hostKeyFiles (ROUTER_HOST_KEY_FILES) needs at least one host key file');
   return config;

@@ -14,7 +14,7 @@ import type { StackPaths } from './layout.js';
 const run = promisify(execFile);
 
 /** Writes a random secret file (mode 600) unless it exists: 32 hex characters, as GitLab generates. */
-async function ensureSecret(path: string): Promise<void> {
+export async function ensureSecret(path: string): Promise<void> {
   if (existsSync(path)) return;
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writeFile(path, `${randomBytes(16).toString('hex')}\n`, { mode: 0o600 });

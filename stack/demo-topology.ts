@@ -106,6 +106,8 @@ export function demoTopology(
       { user: 'dave', namespace: 'my-company', accessLevel: AccessLevel.maintainer },
       { user: 'alice', project: 'my-company/my-project', accessLevel: AccessLevel.developer },
       { user: 'carol', project: 'my-company/my-project', accessLevel: AccessLevel.reporter },
+      // A Developer on the legacy cell, whose push to protected `main` the Geo primary refuses.
+      { user: 'john.doe', project: 'gitlab-org/gitlab-test', accessLevel: AccessLevel.developer },
     ],
     keys: DEMO_USERS.map((u) => ({
       id: u.keyId,

@@ -54,6 +54,12 @@ export function stackPorts(offset: number) {
     routerTopologySsh: 2223 + offset,
     routerTopologyHttp: 8082 + offset,
     routerTopologyMetrics: 8083 + offset,
+    /** The Geo secondary of cell_us0 (`geo-plan.ts`): its SSH entry, router HTTP, Rails, bridge, Gitaly. */
+    geoSsh: 2224 + offset,
+    geoHttp: 8084 + offset,
+    geoRails: 3011 + offset,
+    geoBridge: 4011 + offset,
+    geoGitaly: 9011 + offset,
   };
 }
 
@@ -97,6 +103,11 @@ export function allStackPorts(offset: number): number[] {
     p.routerTopologySsh,
     p.routerTopologyHttp,
     p.routerTopologyMetrics,
+    p.geoSsh,
+    p.geoHttp,
+    p.geoRails,
+    p.geoBridge,
+    p.geoGitaly,
     ...DEMO_CELLS.flatMap((c) => [p.rails(c.id), p.bridge(c.id), p.bridgeMetrics(c.id), p.gitaly(c.id)]),
   ];
 }

@@ -2,6 +2,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { ConfigError, int, loadConfig, str } from '../lib/config.js';
 import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js';
 import { demoTopology } from './demo-topology.js';
+import { ensureGeoSecrets, ensureReplicas, GEO_SITE, geoSites } from './geo-plan.js';
 import { EXIT_ADDRESS_IN_USE, HOST, LOCAL_NET, nextFreeOffset, stackPaths, stackPorts } from './layout.js';
 import { planServices, stackJson } from './stack-config.js';
 import {
@@ -145,13 +146,17 @@ async function prepareStack(settings: { dataDir: string; portOffset: number; log
   for (const dir of [paths.root, paths.configDir, paths.logDir]) await mkdir(dir, { recursive: true });
   await rm(paths.stackJson, { force: true });
   const publicKeys = await ensureDemoSecretsAndKeys(paths);
-  const topology = demoTopology(ports, paths, publicKeys, LOCAL_NET);
+  await ensureGeoSecrets(paths);
+  const topology = { ...demoTopology(ports, paths, publicKeys, LOCAL_NET), geoSites: geoSites(paths, ports) };
   await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
   const repositories = await ensureDemoRepositories(topology);
+  await ensureReplicas(repositories, paths);
   const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
   await writeFile(
     `${paths.root}/known_hosts`,
-    `[${HOST}]:${ports.routerSsh} ${hostKey}\n[${HOST}]:${ports.routerTopologySsh} ${hostKey}\n`,
+    [ports.routerSsh, ports.routerTopologySsh, ports.geoSsh]
+      .map((p) => `[${HOST}]:${p} ${hostKey}\n`)
+      .join(''),
   );
   await writeFile(`${paths.root}/gitlab-shell-config.yml`, gitlabShellConfigYml(paths, ports));
   const planned = planServices(paths, ports, LOCAL_NET, settings.logLevel, { topology: true });
@@ -177,6 +182,7 @@ function upBanner(
     `GitLab Cells demo stack is up. Data: ${paths.root}  Logs: ${paths.logDir}`,
     `Router SSH ${HOST}:${ports.routerSsh}, HTTP http://${HOST}:${ports.routerHttp}; stack.json: ${paths.stackJson}`,
     `Topology router SSH ${HOST}:${ports.routerTopologySsh}, HTTP http://${HOST}:${ports.routerTopologyHttp}; Topology Service gRPC ${HOST}:${ports.topologyGrpc}, REST http://${HOST}:${ports.topologyHttp}`,
+    `Geo secondary of cell_us0 (${GEO_SITE}): SSH ${HOST}:${ports.geoSsh} (pushes go on to the primary)`,
     `gitlab-shell config for this stack: ${paths.root}/gitlab-shell-config.yml`,
     '',
     'Clone as alice (Developer in my-company/my-project, served by cell_eu0):',

@@ -1,5 +1,6 @@
 import type { StackJson } from '../lib/contracts/stack.js';
 import type { Topology } from '../mock-cell/topology-types.js';
+import { geoStackJson, planGeoServices } from './geo-plan.js';
 import {
   DEMO_CELLS,
   type DemoCell,
@@ -60,6 +61,7 @@ export function planServices(
     ...DEMO_CELLS.map((cell) => planBridge(plan, cell)),
     planRouter(plan),
     ...(plan.topology ? [planRouterTopology(paths, ports, logLevel)] : []),
+    ...(plan.topology ? planGeoServices(paths, ports, logLevel) : []),
   ];
 }
 
@@ -216,6 +218,7 @@ export function stackJson(
     routerMetrics: `http://${HOST}:${ports.routerMetrics}/metrics`,
     knownHosts: `${paths.root}/known_hosts`,
     ...topologyStackJson(ports),
+    ...geoStackJson(paths, ports),
   };
 }
 

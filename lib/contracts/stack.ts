@@ -31,6 +31,20 @@ export interface StackJson {
   routerTopology: { ssh: string; http: string };
   /** Its Prometheus endpoint. */
   routerTopologyMetrics: string;
+  /**
+   * Geo secondary sites (`stack/geo-plan.ts`): the cell whose secondary it is, the site's name, its
+   * SSH entry (`host:port`, a router in `site` mode), its Rails and bridge URLs, its Gitaly
+   * (`host:port`) and the folder of its replica repositories (`default` storage).
+   */
+  geo: Array<{
+    cell: string;
+    site: string;
+    ssh: string;
+    rails: string;
+    bridge: string;
+    gitaly: string;
+    storage: string;
+  }>;
   users: Array<{ username: string; id: number; privateKey: string; publicKey: string }>;
   projects: Array<{ path: string; cell: string; visibility: string; repository: string }>;
   /** Files holding the shell secret, the workhorse secret and the Gitaly token. */

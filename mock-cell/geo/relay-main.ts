@@ -35,4 +35,6 @@ req.on('response', (res) => {
   res.on('end', () => process.exit(0));
   res.on('error', () => process.exit(1));
 });
+// upload-pack speaks first: the request must be on its way before git writes anything.
+req.flushHeaders();
 process.stdin.pipe(req);

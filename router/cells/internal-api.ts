@@ -29,6 +29,7 @@ import type { Logger } from '../../lib/logger.js';
 import { readBodyLimited } from '../../lib/streams.js';
 import type { CellConfig } from '../config.js';
 import { MisdirectedError, RouterError } from '../errors.js';
+import { type GeoCustomAction, parseCustomAction } from '../geo/custom-action.js';
 import type { CellDirectory } from './directory.js';
 import type { UpstreamCall } from './transport.js';
 
@@ -59,6 +60,17 @@ export interface AllowedAnswer {
   glUsername: string | undefined;
   consoleMessages: string[];
 }
+
+/**
+ * `/allowed` granted, in one of gitlab-shell's two shapes: a `tunnel` to the owning cell (200), or a
+ * `custom-action` (300, a Geo secondary handing the command to its primary, `router/geo/`).
+ */
+export type AllowedResult =
+  | ({ kind: 'tunnel' } & AllowedAnswer)
+  | { kind: 'custom-action'; custom: GeoCustomAction; consoleMessages: string[] };
+
+/** The redirects Go's client would follow; gitlab-shell never follows them on the internal API. */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
  * A checked `LearnAnswerJson`. `source` says how it was decided: `routable` and `fixed` answers
@@ -119,7 +131,7 @@ export class InternalApi {
   }
 
   /** `POST /allowed` on the owning cell. Throws the denial, a 421 redirect or an API error. */
-  async allowed(cell: CellConfig, req: AllowedRequest, ctx: CallContext): Promise<AllowedAnswer> {
+  async allowed(cell: CellConfig, req: AllowedRequest, ctx: CallContext): Promise<AllowedResult> {
     const answer = await this.call(cell, 'POST', '/allowed', req, ctx);
     if (answer.status === MISDIRECTED_STATUS) {
       throw new MisdirectedError(messageOf(answer) ?? 'Misdirected Request', redirectHeader(answer.headers));
@@ -128,9 +140,12 @@ export class InternalApi {
     if (body.status !== true) {
       throw RouterError.accessDenied(typeof body.message === 'string' ? body.message : 'Access denied');
     }
-    // A custom action (`payload`, e.g. Geo's proxy to the primary) has no tunnel to open.
-    if (answer.status === CUSTOM_ACTION_STATUS)
-      throw RouterError.cellsRouting('cells routing: custom actions are not supported');
+    const messages = Array.isArray(body.gl_console_messages)
+      ? body.gl_console_messages.filter((m): m is string => typeof m === 'string')
+      : [];
+    if (answer.status === CUSTOM_ACTION_STATUS) {
+      return { kind: 'custom-action', custom: parseCustomAction(body.payload), consoleMessages: messages };
+    }
     const gitaly = asObject<AllowedJson['gitaly']>(body.gitaly);
     const repository = asObject<AllowedJson['gitaly']['repository']>(gitaly?.repository);
     const glProjectPath = stringOr(repository?.gl_project_path) ?? stringOr(body.gl_project_path);
@@ -138,10 +153,13 @@ export class InternalApi {
       throw RouterError.cellsRouting('cells routing: missing gl_project_path in /allowed response');
     const glId = stringOr(body.gl_id);
     if (!glId) throw RouterError.cellsRouting('cells routing: missing gl_id in /allowed response');
-    const messages = Array.isArray(body.gl_console_messages)
-      ? body.gl_console_messages.filter((m): m is string => typeof m === 'string')
-      : [];
-    return { glId, glProjectPath, glUsername: stringOr(body.gl_username), consoleMessages: messages };
+    return {
+      kind: 'tunnel',
+      glId,
+      glProjectPath,
+      glUsername: stringOr(body.gl_username),
+      consoleMessages: messages,
+    };
   }
 
   /** `GET /cells/learn?method=&path_info=` on the given cell. */
@@ -264,6 +282,13 @@ function errorFromAnswer(answer: RawAnswer) {
 }
 
 function parseJsonObject<T>(answer: RawAnswer, what: string): Unchecked<T> {
+  // 300 is not one of them: it is the custom action, parsed as any answer.
+  if (REDIRECT_STATUSES.has(answer.status)) {
+    const location = answer.headers.location;
+    throw RouterError.internalApi(
+      `Internal API returned redirect (${answer.status}) to ${JSON.stringify((Array.isArray(location) ? location[0] : location) ?? '')}`,
+    );
+  }
   if (answer.status < 200 || answer.status > 399) throw errorFromAnswer(answer);
   try {
     const obj = asObject<T>(JSON.parse(answer.text));

@@ -11,6 +11,7 @@ import {
   REMOTE_UNAVAILABLE_MESSAGE,
   RouterError,
 } from '../errors.js';
+import { forwardToPrimary, type PrimaryClients } from '../geo/forward.js';
 import type { RouterMetrics } from '../metrics.js';
 import type { Classifier } from '../routing/classifier.js';
 import type { GitService } from '../ssh/command.js';
@@ -27,8 +28,10 @@ import {
 
 /**
  * One git command of an SSH session, GitLab Shell in Cells mode: classify the project, ask the
- * owning cell `/allowed`, then tunnel to its bridge. A `421` from `/allowed` or from the first
- * tunnel request drops the cached route, learns again once and retries once.
+ * owning cell `/allowed`, then tunnel to its bridge, or, when `/allowed` answers a custom action
+ * (a Geo secondary, `300`), forward to the primary it names (`geo/forward.ts`) — gitlab-shell's
+ * order: Cells routing, then the custom action. A `421` from `/allowed` or from the first tunnel
+ * request drops the cached route, learns again once and retries once.
  */
 export interface GitCommandDeps {
   api: InternalApi;
@@ -36,6 +39,8 @@ export interface GitCommandDeps {
   cells: CellDirectory;
   jwtKey: JwtKey;
   metrics: RouterMetrics;
+  /** HTTP clients of the Geo primaries custom actions name. */
+  primaries: PrimaryClients;
 }
 
 /** The session's plain streams: the client's stdin, and its stdout and stderr. */
@@ -100,6 +105,8 @@ export async function runGitCommand(
         consolePrinted = true;
         writeStderr(ctx.io, formatInfoMessages(access.consoleMessages));
       }
+      if (access.kind === 'custom-action')
+        return await forwardToPrimary(deps.primaries, ctx, service, access.custom);
       log.info({ gl_project_path: access.glProjectPath, gl_id: access.glId }, 'access granted, tunnelling');
       const target: TunnelTarget = {
         cell,

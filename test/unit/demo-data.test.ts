@@ -33,10 +33,11 @@ describe('demo topology', () => {
 
   it('lists every port a stack binds and finds an offset where all of them are free', async () => {
     const ports = allStackPorts(0);
-    expect(ports).toHaveLength(25);
+    expect(ports).toHaveLength(30);
     expect(ports).toEqual(
       expect.arrayContaining([
-        2222, 8080, 8081, 3001, 4004, 4104, 9001, 9004, 4443, 9095, 9096, 2223, 8082, 8083,
+        2222, 8080, 8081, 3001, 4004, 4104, 9001, 9004, 4443, 9095, 9096, 2223, 8082, 8083, 2224, 8084, 3011,
+        4011, 9011,
       ]),
     );
     expect(new Set(ports).size).toBe(ports.length);

@@ -13,6 +13,7 @@ import {
   str,
   type Validator,
 } from '../lib/config.js';
+import { checkSite } from './geo/site-learner.js';
 import type { ProxyPolicy } from './ssh/listener.js';
 import { type MaxStartups, maxStartupsValidator } from './ssh/startups.js';
 
@@ -301,10 +302,7 @@ export function loadRouterConfig(
     throw new ConfigError(`region (ROUTER_REGION) "${config.region}" has no cell; cells are in: ${regions}`);
   }
   checkTopology(config);
-  if (config.routing === 'site' && config.cells.length !== 1)
-    throw new ConfigError(
-      `routing "site" serves one site: cells must have one entry, got ${config.cells.length}`,
-    );
+  checkSite(config);
   if (hostKeyFilesOf(config).length === 0)
     throw new ConfigError('hostKeyFiles (ROUTER_HOST_KEY_FILES) needs at least one host key file');
   return config;

@@ -94,69 +94,80 @@ function spec(paths: StackPaths, name: string, service: string, listen: Array<[n
   };
 }
 
-export function planGeoServices(paths: StackPaths, ports: StackPorts, logLevel: string): PlannedService[] {
+const at = (port: number) => `${HOST}:${port}`;
+
+function planGeoGitaly(paths: StackPaths, ports: StackPorts, logLevel: string): PlannedService {
   const g = geoPaths(paths);
-  const at = (port: number) => `${HOST}:${port}`;
-  return [
-    {
-      tier: 0,
-      spec: spec(paths, `gitaly-${GEO_SITE}`, 'mock-gitaly', [
-        [ports.geoGitaly, `mock Gitaly of ${GEO_SITE}`],
-      ]),
-      config: {
-        listen: at(ports.geoGitaly),
-        storages: { default: g.storage },
-        tokenFile: paths.gitalyToken,
-        gitlabUrl: railsUrl(ports),
-        gitlabSecretFile: paths.shellSecret,
-        runtimeDir: g.gitalyRuntime,
-        logLevel,
-      },
+  return {
+    tier: 0,
+    spec: spec(paths, `gitaly-${GEO_SITE}`, 'mock-gitaly', [[ports.geoGitaly, `mock Gitaly of ${GEO_SITE}`]]),
+    config: {
+      listen: at(ports.geoGitaly),
+      storages: { default: g.storage },
+      tokenFile: paths.gitalyToken,
+      gitlabUrl: railsUrl(ports),
+      gitlabSecretFile: paths.shellSecret,
+      runtimeDir: g.gitalyRuntime,
+      logLevel,
     },
-    {
-      tier: 0,
-      spec: spec(paths, `mock-cell-${GEO_SITE}`, 'mock-cell', [
-        [ports.geoRails, `mock Rails of ${GEO_SITE}`],
-      ]),
-      config: {
-        topologyFile: paths.topology,
-        listen: [{ cell: CELL.name, address: at(ports.geoRails) }],
-        geoSite: GEO_SITE,
-        shellSecretFile: paths.shellSecret,
-        workhorseSecretFile: paths.workhorseSecret,
-        gitalyTokenFile: paths.gitalyToken,
-        logLevel,
-      },
+  };
+}
+
+function planGeoRails(paths: StackPaths, ports: StackPorts, logLevel: string): PlannedService {
+  return {
+    tier: 0,
+    spec: spec(paths, `mock-cell-${GEO_SITE}`, 'mock-cell', [[ports.geoRails, `mock Rails of ${GEO_SITE}`]]),
+    config: {
+      topologyFile: paths.topology,
+      listen: [{ cell: CELL.name, address: at(ports.geoRails) }],
+      geoSite: GEO_SITE,
+      shellSecretFile: paths.shellSecret,
+      workhorseSecretFile: paths.workhorseSecret,
+      gitalyTokenFile: paths.gitalyToken,
+      logLevel,
     },
-    {
-      tier: 1,
-      spec: spec(paths, `bridge-${GEO_SITE}`, 'bridge', [[ports.geoBridge, `bridge of ${GEO_SITE}`]]),
-      config: {
-        listen: at(ports.geoBridge),
-        railsUrl: railsUrl(ports),
-        shellSecretFile: paths.shellSecret,
-        workhorseSecretFile: paths.workhorseSecret,
-        logLevel,
-      },
+  };
+}
+
+function planGeoBridge(paths: StackPaths, ports: StackPorts, logLevel: string): PlannedService {
+  return {
+    tier: 1,
+    spec: spec(paths, `bridge-${GEO_SITE}`, 'bridge', [[ports.geoBridge, `bridge of ${GEO_SITE}`]]),
+    config: {
+      listen: at(ports.geoBridge),
+      railsUrl: railsUrl(ports),
+      shellSecretFile: paths.shellSecret,
+      workhorseSecretFile: paths.workhorseSecret,
+      logLevel,
     },
-    {
-      tier: 2,
-      spec: spec(paths, `router-${GEO_SITE}`, 'router', [
-        [ports.geoSsh, `SSH of ${GEO_SITE}`],
-        [ports.geoHttp, `router HTTP of ${GEO_SITE}`],
-      ]),
-      config: {
-        routing: 'site',
-        sshListen: at(ports.geoSsh),
-        httpListen: at(ports.geoHttp),
-        hostKeyFiles: paths.hostKeys,
-        shellSecretFile: paths.shellSecret,
-        region: CELL.region,
-        cells: [{ id: CELL.id, name: CELL.name, legacy: true, region: CELL.region, url: bridgeUrl(ports) }],
-        logLevel,
-      },
+  };
+}
+
+/** The secondary's SSH entry: a router serving the one site (gitlab-shell of the secondary). */
+function planGeoRouter(paths: StackPaths, ports: StackPorts, logLevel: string): PlannedService {
+  return {
+    tier: 2,
+    spec: spec(paths, `router-${GEO_SITE}`, 'router', [
+      [ports.geoSsh, `SSH of ${GEO_SITE}`],
+      [ports.geoHttp, `router HTTP of ${GEO_SITE}`],
+    ]),
+    config: {
+      routing: 'site',
+      sshListen: at(ports.geoSsh),
+      httpListen: at(ports.geoHttp),
+      hostKeyFiles: paths.hostKeys,
+      shellSecretFile: paths.shellSecret,
+      region: CELL.region,
+      cells: [{ id: CELL.id, name: CELL.name, legacy: true, region: CELL.region, url: bridgeUrl(ports) }],
+      logLevel,
     },
-  ];
+  };
+}
+
+export function planGeoServices(paths: StackPaths, ports: StackPorts, logLevel: string): PlannedService[] {
+  return [planGeoGitaly, planGeoRails, planGeoBridge, planGeoRouter].map((plan) =>
+    plan(paths, ports, logLevel),
+  );
 }
 
 export function geoStackJson(paths: StackPaths, ports: StackPorts): Pick<StackJson, 'geo'> {

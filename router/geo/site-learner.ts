@@ -1,5 +1,6 @@
+import { ConfigError } from '../../lib/config.js';
 import type { CallContext, LearnAnswer } from '../cells/internal-api.js';
-import type { CellConfig } from '../config.js';
+import type { CellConfig, RouterConfig } from '../config.js';
 import type { Learner } from '../routing/classifier.js';
 
 /**
@@ -18,4 +19,12 @@ export class SiteLearner implements Learner {
   ): Promise<LearnAnswer> {
     return { path: pathInfo, cell: this.site.name, source: 'fixed', exact: true, cacheTtl: 0 };
   }
+}
+
+/** `routing: "site"` serves one site: exactly one `cells` entry. */
+export function checkSite(config: Pick<RouterConfig, 'routing' | 'cells'>): void {
+  if (config.routing === 'site' && config.cells.length !== 1)
+    throw new ConfigError(
+      `routing "site" serves one site: cells must have one entry, got ${config.cells.length}`,
+    );
 }

@@ -72,6 +72,7 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
   if (role) {
     const replicas = role.self.role === 'secondary' ? new Replicas(model, role, deps.logger) : undefined;
     ctx.geo = { role, replicas };
+    if (replicas) app.addHook('onClose', async () => replicas.close());
   }
 
   app.addHook('onRequest', async (_req, reply) => {

@@ -227,6 +227,17 @@ describe('secondary', () => {
 });
 
 describe('geoSites validation', () => {
+  it('refuses to serve a site the topology does not have as a secondary', () => {
+    const t = demoTopology(tmp.dir);
+    withGeo(t);
+    const file = join(tmp.dir, 'topology-sites.json');
+    writeFileSync(file, JSON.stringify(t));
+    expect(() => loadSiteModel(file, 'nowhere')).toThrow(
+      'geoSite: no secondary Geo site "nowhere" in the topology',
+    );
+    expect(() => loadSiteModel(file, 'cell_us0')).toThrow(/no secondary Geo site "cell_us0"/);
+  });
+
   it('names every problem', () => {
     const t = demoTopology(tmp.dir);
     withGeo(t);

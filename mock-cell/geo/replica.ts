@@ -12,21 +12,42 @@ import { signGeoToken } from './token.js';
  * the primary at once (`fetch.ts`), retrying a few times. A replica is "behind" while its own refs
  * differ from the last refs the primary announced; with no announcement it counts as current (the
  * stack seeds replicas from the primary before it starts). `paused` (a test switch) holds fetches.
+ * A replica still behind after its tries (the primary was down) is tried again every
+ * `CATCH_UP_INTERVAL_MS`, so it follows within a bounded time once the primary is back.
  */
 export const SYNC_ATTEMPTS = 5;
 export const SYNC_RETRY_MS = 300;
+export const CATCH_UP_INTERVAL_MS = 10_000;
 
 export class Replicas {
   readonly #expected = new Map<number, RefMap>();
   readonly #running = new Map<number, Promise<void>>();
   #again = new Set<number>();
   #paused = false;
+  readonly #catchUp: NodeJS.Timeout;
 
   constructor(
     private readonly model: TopologyModel,
     private readonly geo: GeoRole,
     private readonly log: Logger,
-  ) {}
+    catchUpIntervalMs = CATCH_UP_INTERVAL_MS,
+  ) {
+    this.#catchUp = setInterval(() => void this.#syncBehind(), catchUpIntervalMs);
+    this.#catchUp.unref();
+  }
+
+  /** Stops the catch-up timer (the app is closing). */
+  close(): void {
+    clearInterval(this.#catchUp);
+  }
+
+  async #syncBehind(): Promise<void> {
+    if (this.#paused) return;
+    for (const id of this.#expected.keys()) {
+      const project = this.model.projectById(id);
+      if (project && !this.#running.has(id) && (await this.behind(project))) void this.sync(project);
+    }
+  }
 
   get paused(): boolean {
     return this.#paused;

@@ -116,6 +116,44 @@ const FORWARDED = () => [
   `remote:   ssh://git@${stack.json.router.ssh}/${PROJECT}.git`,
 ];
 
+/** The primary's bridge up (answering HTTP at all). */
+const primaryBridgeUp = () =>
+  eventually(
+    async () => {
+      const bridge = stack.json.cells.find((c) => c.name === 'cell_us0')?.bridge as string;
+      return fetch(`${bridge}/-/bridge/health`).then(
+        () => true,
+        () => false,
+      );
+    },
+    30_000,
+    'the primary bridge answering again',
+  );
+
+/**
+ * Runs `fn` with the primary's bridge dead: its supervisor (the stack's main process) is held with
+ * SIGSTOP so it does not start the bridge again until `fn` is done.
+ */
+async function withPrimaryDown(fn: () => Promise<void>): Promise<void> {
+  const config = join(stack.dataDir, 'config', 'bridge-cell_us0.json');
+  const bridgePid = listProcesses().find((p) => p.cmdline.includes(config) && p.state !== 'Z')?.pid;
+  if (!bridgePid) throw new Error('no bridge process of cell_us0');
+  const supervisor = listProcesses().find((p) => p.pid === bridgePid)?.ppid as number;
+  process.kill(supervisor, 'SIGSTOP');
+  try {
+    process.kill(bridgePid, 'SIGKILL');
+    await waitUntil(
+      () => !listProcesses().some((p) => p.pid === bridgePid && p.state !== 'Z'),
+      5_000,
+      'the bridge to die',
+    );
+    await fn();
+  } finally {
+    process.kill(supervisor, 'SIGCONT');
+  }
+  await primaryBridgeUp();
+}
+
 describe('Geo secondary of cell_us0', () => {
   it('serves a clone while current from its own Gitaly: the primary’s Gitaly sees no call', async () => {
     await waitReplicated();
@@ -264,17 +302,7 @@ describe('Geo secondary of cell_us0', () => {
 
   it('with the primary down: a clear error for a push, and the secondary keeps serving reads', async () => {
     await waitReplicated();
-    const bridgePid = stack.json.pids['bridge-cell_us0'] as number;
-    const supervisor = listProcesses().find((p) => p.pid === bridgePid)?.ppid as number;
-    // The supervisor is held so it does not restart the primary's bridge while we look.
-    process.kill(supervisor, 'SIGSTOP');
-    try {
-      process.kill(bridgePid, 'SIGKILL');
-      await waitUntil(
-        () => !listProcesses().some((p) => p.pid === bridgePid && p.state !== 'Z'),
-        5_000,
-        'the bridge to die',
-      );
+    await withPrimaryDown(async () => {
       const { dir } = await cloneFromSecondary('bob');
       expect(await refs(join(dir, '.git'))).toContain('refs/remotes/origin/geo/pushed');
       await commitFile(dir, 'down.txt', 'primary is down\n', 'Cannot land');
@@ -283,8 +311,28 @@ describe('Geo secondary of cell_us0', () => {
       expect(r.stderr).toContain('Geo primary node:');
       expect(r.stderr).toContain('remote: ERROR: Remote repository is unavailable');
       expect(await refs(primaryRepo())).not.toContain('refs/heads/geo/down');
-    } finally {
-      process.kill(supervisor, 'SIGCONT');
-    }
+    });
   });
+
+  it('catches up a replica whose fetches failed while the primary was down, once it is back', async () => {
+    const { dir } = await cloneFromSecondary('bob');
+    const sha = await commitFile(dir, 'later.txt', 'replicated after the outage\n', 'After the outage');
+    await replication('POST', { paused: true });
+    const push = await git('bob', ['-C', dir, 'push', 'origin', 'HEAD:refs/heads/geo/after-outage']);
+    expect(push.code, push.stderr).toBe(0);
+    await eventually(
+      async () => (await replication('GET')).behind,
+      10_000,
+      'the secondary knowing it is behind',
+    );
+    await withPrimaryDown(async () => {
+      await replication('POST', { paused: false });
+      // Every try of the sync fails meanwhile (5 tries, 0.3 s × attempt apart).
+      await new Promise((r) => setTimeout(r, 4_000));
+      expect((await replication('GET')).behind).toBe(true);
+    });
+    // The catch-up timer (10 s) fetches again once the primary answers.
+    await waitReplicated();
+    expect(await refs(replicaRepo())).toContain(`${sha} refs/heads/geo/after-outage`);
+  }, 90_000);
 });

@@ -89,6 +89,61 @@ describe('response framing', () => {
     expect(reader.truncated).toBe(false);
   });
 
+  it('hands streamed types on in pieces and joins the others once, whatever the cuts', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 3000 }), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 700 }),
+        (outs, cut) => {
+          const wire = Buffer.concat([
+            ...outs.map((o) => encodeFrame(ResponseFrame.stdout, Buffer.from(o))),
+            encodeErrorFrame('E', 'x'.repeat(40)),
+            encodeExitStatus(3),
+          ]);
+          const streamed = new FrameReader(checkResponseFrame, {
+            streamed: (t) => t === ResponseFrame.stdout,
+          });
+          const whole = new FrameReader(checkResponseFrame);
+          const a: Array<{ type: number; payload: Buffer }> = [];
+          const b: typeof a = [];
+          for (let i = 0; i < wire.length; i += cut) {
+            const chunk = wire.subarray(i, i + cut);
+            for (const f of streamed.push(chunk)) {
+              // a streamed piece is a view of the pushed chunk, never a copy
+              if (f.type === ResponseFrame.stdout && f.payload.length > 0)
+                expect(f.payload.buffer).toBe(chunk.buffer);
+              a.push(f);
+            }
+            b.push(...whole.push(chunk));
+          }
+          const stdout = (fs: typeof a) =>
+            Buffer.concat(fs.filter((f) => f.type === ResponseFrame.stdout).map((f) => f.payload));
+          expect(stdout(a).equals(Buffer.concat(outs))).toBe(true);
+          expect(stdout(b).equals(Buffer.concat(outs))).toBe(true);
+          expect(b.filter((f) => f.type === ResponseFrame.stdout)).toHaveLength(outs.length);
+          for (const fs of [a, b]) {
+            expect(fs.at(-1)?.payload.readInt32BE(0)).toBe(3);
+            expect(JSON.parse(fs.at(-2)?.payload.toString() ?? '')).toEqual({
+              code: 'E',
+              message: 'x'.repeat(40),
+            });
+          }
+          expect(streamed.truncated || whole.truncated).toBe(false);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('knows when the stream ends inside a header or a payload', () => {
+    const frame = encodeFrame(ResponseFrame.stdout, Buffer.from('abc'));
+    for (const end of [2, 6]) {
+      const reader = new FrameReader(checkResponseFrame, { streamed: () => true });
+      reader.push(frame.subarray(0, end));
+      expect(reader.truncated).toBe(true);
+    }
+  });
+
   it('rejects an exit status of the wrong size', () => {
     const reader = new FrameReader(checkResponseFrame);
     expect(() => reader.push(encodeFrame(ResponseFrame.exitStatus, Buffer.from('x')))).toThrow(FramingError);

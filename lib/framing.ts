@@ -63,35 +63,98 @@ export function encodeBodyData(chunk: Buffer): Buffer[] {
 
 export type Frame = { type: number; payload: Buffer };
 
-/** Incremental frame parser with a per-type payload rule. */
-export class FrameReader {
-  private pending: Buffer = Buffer.alloc(0);
+const EMPTY = Buffer.alloc(0);
 
-  constructor(private readonly check: (type: number, length: number) => string | undefined) {}
+export interface FrameReaderOptions {
+  /**
+   * Frame types whose payload is handed on piece by piece as it arrives (several `Frame`s of that
+   * type for one frame on the wire, none copied), instead of being collected into one buffer first.
+   * For bulk data (stdout, stderr, request data): a frame split over many reads is never copied.
+   */
+  streamed?: (type: number) => boolean;
+}
+
+/**
+ * Incremental frame parser with a per-type payload rule. Payloads are views of the pushed chunks;
+ * a frame split over several chunks is joined once when it is complete (or, for `streamed` types,
+ * handed on in pieces), so no byte is copied more than once whatever the read sizes.
+ */
+export class FrameReader {
+  /** Bytes of a header split over chunks (fewer than five). */
+  private head: Buffer = EMPTY;
+  /** Type of the frame whose payload is being read, -1 between frames. */
+  private type = -1;
+  private remaining = 0;
+  private streaming = false;
+  private parts: Buffer[] = [];
+
+  constructor(
+    private readonly check: (type: number, length: number) => string | undefined,
+    private readonly options: FrameReaderOptions = {},
+  ) {}
 
   push(chunk: Buffer): Frame[] {
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     const frames: Frame[] = [];
-    let offset = 0;
-    while (this.pending.length - offset >= HEADER_LENGTH) {
-      const type = this.pending.readUInt8(offset);
-      const length = this.pending.readUInt32BE(offset + 1);
-      const problem = this.check(type, length);
-      if (problem) throw new FramingError(problem);
-      if (this.pending.length - offset - HEADER_LENGTH < length) break;
-      frames.push({
-        type,
-        payload: this.pending.subarray(offset + HEADER_LENGTH, offset + HEADER_LENGTH + length),
-      });
-      offset += HEADER_LENGTH + length;
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.type < 0) {
+        at = this.readHeader(chunk, at, frames);
+        continue;
+      }
+      const take = Math.min(this.remaining, chunk.length - at);
+      const piece = chunk.subarray(at, at + take);
+      at += take;
+      this.remaining -= take;
+      if (this.streaming) frames.push({ type: this.type, payload: piece });
+      else this.parts.push(piece);
+      if (this.remaining === 0) this.finish(frames);
     }
-    this.pending = this.pending.subarray(offset);
     return frames;
+  }
+
+  /** Reads (the rest of) a header from `chunk` at `at`; returns where its payload starts. */
+  private readHeader(chunk: Buffer, at: number, frames: Frame[]): number {
+    let header: Buffer;
+    let next: number;
+    if (this.head.length === 0 && chunk.length - at >= HEADER_LENGTH) {
+      header = chunk.subarray(at, at + HEADER_LENGTH);
+      next = at + HEADER_LENGTH;
+    } else {
+      next = Math.min(chunk.length, at + HEADER_LENGTH - this.head.length);
+      this.head = Buffer.concat([this.head, chunk.subarray(at, next)]);
+      if (this.head.length < HEADER_LENGTH) return next;
+      header = this.head;
+      this.head = EMPTY;
+    }
+    const type = header.readUInt8(0);
+    const length = header.readUInt32BE(1);
+    const problem = this.check(type, length);
+    if (problem) throw new FramingError(problem);
+    this.type = type;
+    this.remaining = length;
+    this.streaming = this.options.streamed?.(type) ?? false;
+    if (length === 0) {
+      this.streaming = false;
+      this.finish(frames);
+    }
+    return next;
+  }
+
+  private finish(frames: Frame[]): void {
+    if (!this.streaming) {
+      const parts = this.parts;
+      frames.push({
+        type: this.type,
+        payload: parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts),
+      });
+    }
+    this.parts = [];
+    this.type = -1;
   }
 
   /** True when the stream ended in the middle of a frame. */
   get truncated(): boolean {
-    return this.pending.length > 0;
+    return this.head.length > 0 || this.type >= 0;
   }
 }
 
@@ -122,7 +185,9 @@ export function checkResponseFrame(type: number, length: number): string | undef
 
 /** Transform: framed request body in → git stdin bytes out; keepalives dropped; errors on malformed input. */
 export class BodyFrameDecoder extends Transform {
-  private readonly reader = new FrameReader(checkBodyFrame);
+  private readonly reader = new FrameReader(checkBodyFrame, {
+    streamed: (type) => type === BodyFrame.data,
+  });
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     try {

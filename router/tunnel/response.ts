@@ -59,6 +59,7 @@ export function relayResponse(
 }
 
 const ignore = () => undefined;
+const isOutput = (type: number) => type === ResponseFrame.stdout || type === ResponseFrame.stderr;
 
 /**
  * One response being relayed: a `data` handler that demultiplexes each chunk (corked), a set of
@@ -80,7 +81,9 @@ class ResponseRelay {
     private readonly onSettled: (err?: Error) => void,
   ) {
     this.outcome = { framed, exitStatus: undefined, error: undefined, wroteStderr: false };
-    this.reader = framed ? new FrameReader(checkResponseFrame) : undefined;
+    // stdout and stderr are relayed as they arrive: a frame split over many HTTP/2 DATA frames is
+    // neither waited for nor copied.
+    this.reader = framed ? new FrameReader(checkResponseFrame, { streamed: isOutput }) : undefined;
   }
 
   start(): void {

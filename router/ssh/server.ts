@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import ssh2, { type Connection, type KexAlgorithm } from 'ssh2';
+import ssh2, { type Connection } from 'ssh2';
 import type { Logger } from '../../lib/logger.js';
 import type { Listen } from '../config.js';
+import { coalesceWrites, SSH_ALGORITHMS, tuneSsh2PacketPath } from './algorithms.js';
 import { type AuthState, authenticate } from './auth.js';
 import { type ListenerOptions, SshListener } from './listener.js';
 import { handleSession, type RunningSession, type SessionDeps } from './session.js';
@@ -10,7 +11,7 @@ import { handleSession, type RunningSession, type SessionDeps } from './session.
 const { Server } = ssh2;
 
 /**
- * The SSH front: an ssh2 server with the router's host keys, curve25519 key exchange first,
+ * The SSH front: an ssh2 server with the router's host keys, the algorithms of `algorithms.ts`,
  * keepalives, public-key auth against the cells and one command per session, at most
  * `maxSessions` sessions at once per connection (gitlab-sshd `concurrent_sessions_limit`: the next
  * channel is refused with `resource shortage: too many concurrent sessions`). The TCP side (startups
@@ -26,15 +27,6 @@ export interface SshFrontOptions extends ListenerOptions {
   keepaliveCountMax: number;
   maxSessions: number;
 }
-
-/** Preferred key exchange: curve25519 first, then the NIST curves; no finite-field DH. */
-const KEX: KexAlgorithm[] = [
-  'curve25519-sha256',
-  'curve25519-sha256@libssh.org',
-  'ecdh-sha2-nistp256',
-  'ecdh-sha2-nistp384',
-  'ecdh-sha2-nistp521',
-];
 
 /** After the sessions: how long clients may take to leave by themselves, then to honour a disconnect. */
 const LINGER_MS = 1000;
@@ -63,10 +55,11 @@ export class SshFront {
     private readonly deps: SessionDeps,
     private readonly log: Logger,
   ) {
+    tuneSsh2PacketPath();
     this.server = new Server(
       {
         hostKeys: opts.hostKeys,
-        algorithms: { kex: KEX },
+        algorithms: SSH_ALGORITHMS,
         ident: 'GitLab-Cells-Router',
         keepaliveInterval: opts.keepaliveIntervalMs,
         keepaliveCountMax: opts.keepaliveCountMax,
@@ -74,7 +67,10 @@ export class SshFront {
       (client, info) => this.onConnection(client, info.ip, info.port),
     );
     this.server.on('error', (err: Error) => this.log.debug({ err }, 'ssh connection error'));
-    this.listener = new SshListener(opts, deps.metrics, log, (a) => this.server.injectSocket(a.socket));
+    this.listener = new SshListener(opts, deps.metrics, log, (a) => {
+      coalesceWrites(a.socket);
+      this.server.injectSocket(a.socket);
+    });
   }
 
   listen(listen: Listen): Promise<AddressInfo> {

@@ -19,9 +19,12 @@ export interface GitalyTarget {
   repository(project: string): { relativePath: string; glRepository: string };
 }
 
-/** The bridge's defaults (`h2StreamWindowBytes`, `gitalyYamuxWindowBytes`, `gitalyKeepaliveMs`). */
+/**
+ * The bridge's defaults in bridge/config.ts (`h2StreamWindowBytes` 2 MiB, `gitalyYamuxWindowBytes`
+ * 2 MiB, `gitalyKeepaliveMs`): keep them equal, or this contender stops isolating the bridge's cost.
+ */
 const FLOW_CONTROL_WINDOW = 2 * 1024 * 1024;
-const YAMUX_WINDOW = 256 * 1024;
+const YAMUX_WINDOW = 2 * 1024 * 1024;
 const KEEPALIVE_MS = 20_000;
 
 export interface UploadPackOutcome {

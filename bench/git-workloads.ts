@@ -14,7 +14,15 @@ export const CONTENDER_LABELS: Record<GitContenderId, string> = {
   cells: 'Cells path',
 };
 
-export type RepoRole = 'large' | 'small';
+export type RepoRole = 'large' | 'small' | 'history';
+
+/** The server side of a contender for one repository: CPU counters by process, and who reaps git. */
+export interface ServerSide {
+  /** CPU counters by process (git's processes apart from the services). */
+  cpu: Record<string, CpuCounter>;
+  /** Server processes whose reaped children are counted: a measurement waits for them to reap. */
+  reapers: readonly number[];
+}
 
 export interface GitContender {
   id: GitContenderId;
@@ -22,10 +30,13 @@ export interface GitContender {
   unavailable?: string;
   url(role: RepoRole): string;
   env: NodeJS.ProcessEnv;
-  /** CPU counters of the server side, by process (git's processes apart from the services). */
-  serverCpu: Record<string, CpuCounter>;
-  /** Server processes whose reaped children are counted: a measurement waits for them to reap. */
-  reapers: readonly number[];
+  /** The processes serving `role` (the cells path serves each repository from its own cell). */
+  server(role: RepoRole): ServerSide;
+}
+
+function meter(c: GitContender, role: RepoRole): CpuMeter {
+  const side = c.server(role);
+  return new CpuMeter(side.cpu, side.reapers);
 }
 
 export interface ServedRepo {
@@ -86,27 +97,31 @@ export interface LargeCloneResult {
   cpu: CpuUse[];
 }
 
-/** Large clone: `runs` rounds, contenders interleaved within each round to share any drift. */
-export async function largeClone(
+/**
+ * Repeated clones of one repository (the large one, the realistic history): `runs` rounds,
+ * contenders interleaved within each round to share any drift.
+ */
+export async function repeatedClones(
   ctx: GitWorkloadContext,
   runs: number,
+  role: 'large' | 'history',
 ): Promise<Record<GitContenderId, Outcome<LargeCloneResult>>> {
   const acc = new Map<GitContenderId, LargeCloneResult>();
   const out = {} as Record<GitContenderId, Outcome<LargeCloneResult>>;
   for (let round = 0; round < runs; round++) {
     for (const c of ctx.contenders) {
       if (out[c.id] && !out[c.id].ok) continue;
-      const o = await ctx.failures.attempt(`large clone, ${CONTENDER_LABELS[c.id]}`, async () => {
+      const o = await ctx.failures.attempt(`${role} clone, ${CONTENDER_LABELS[c.id]}`, async () => {
         usable(c);
-        const meter = new CpuMeter(c.serverCpu, c.reapers);
-        const ms = await cloneOnce(ctx, c, 'large', join(ctx.scratch, `large-${c.id}`));
-        const cpu = await meter.stopReaped();
+        const m = meter(c, role);
+        const ms = await cloneOnce(ctx, c, role, join(ctx.scratch, `${role}-${c.id}`));
+        const cpu = await m.stopReaped();
         const r = acc.get(c.id) ?? { runsMs: [], medianMs: 0, cpu: [] };
         r.runsMs.push(ms);
         r.cpu.push(cpu);
         r.medianMs = median(r.runsMs) ?? 0;
         acc.set(c.id, r);
-        ctx.log(`large clone ${round + 1}/${runs} ${CONTENDER_LABELS[c.id]}: ${(ms / 1000).toFixed(2)} s`);
+        ctx.log(`${role} clone ${round + 1}/${runs} ${CONTENDER_LABELS[c.id]}: ${(ms / 1000).toFixed(2)} s`);
         return r;
       });
       out[c.id] = o;
@@ -136,11 +151,11 @@ export async function sequentialClones(
   for (let i = 0; i < count; i++) {
     for (const c of ctx.contenders) {
       if (failed.has(c.id)) continue;
-      const meter = new CpuMeter(c.serverCpu, c.reapers);
+      const m = meter(c, 'small');
       try {
         const ms = await cloneOnce(ctx, c, 'small', join(ctx.scratch, `small-${c.id}`));
         samples.set(c.id, [...(samples.get(c.id) ?? []), ms]);
-        const used = await meter.stopReaped();
+        const used = await m.stopReaped();
         const total = cpu.get(c.id) ?? { machine: 0, processes: {} };
         total.machine += used.machine;
         for (const [k, v] of Object.entries(used.processes))
@@ -197,13 +212,13 @@ export async function concurrentClones(
         usable(c);
         const dir = join(ctx.scratch, `concurrent-${c.id}`);
         await mkdir(dir, { recursive: true });
-        const meter = new CpuMeter(c.serverCpu, c.reapers);
+        const m = meter(c, 'small');
         const started = performance.now();
         const results = await Promise.allSettled(
           Array.from({ length: level }, (_, i) => cloneOnce(ctx, c, 'small', join(dir, `c${i}`))),
         );
         const wallMs = performance.now() - started;
-        const cpu = await meter.stopReaped();
+        const cpu = await m.stopReaped();
         await rm(dir, { recursive: true, force: true });
         const ok = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
         const errors = results.filter((r) => r.status === 'rejected');
@@ -265,12 +280,12 @@ export async function pushes(
         usable(c);
         await placeRepo(p.base, p.targetDir);
         const ref = `refs/heads/${p.source.branch}`;
-        const meter = new CpuMeter(c.serverCpu, c.reapers);
+        const m = meter(c, 'small');
         const r = await run('git', ['--git-dir', p.source.dir, 'push', '-q', p.url(c), `${ref}:${ref}`], {
           env: c.env,
           timeoutMs: ctx.opTimeoutMs,
         });
-        const cpu = await meter.stopReaped();
+        const cpu = await m.stopReaped();
         if (r.code !== 0) throw new Error(`git push: ${describeFailure(r)}`);
         const got = await mustRun('git', ['--git-dir', p.targetDir, 'rev-parse', ref], {
           timeoutMs: 30_000,

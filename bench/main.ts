@@ -14,9 +14,11 @@ import {
   type GitContender,
   type GitContenderId,
   type GitWorkloadContext,
-  largeClone,
   pushes,
+  type RepoRole,
+  repeatedClones,
   type ServedRepo,
+  type ServerSide,
   sequentialClones,
 } from './git-workloads.js';
 import { GitalyDirect } from './gitaly-direct.js';
@@ -34,7 +36,7 @@ import { FailureLog, type Outcome, okValue } from './outcome.js';
 import { type CpuCounter, describeFailure, killTracked, ownCpu, reapedChildrenCpu, run } from './proc.js';
 import { renderProfiles, summarizeProfiles } from './profile.js';
 import { ensureRepo, type GeneratedRepo, placeRepo } from './repo-gen.js';
-import { evaluate, ratioLines, renderMarkdown } from './report.js';
+import { ratioLines, renderMarkdown } from './report.js';
 import type { BenchResults, RepoFacts, ThroughputId } from './results.js';
 import { type BenchStack, type ExtraBridge, startBenchStack, startExtraBridge } from './stack-runner.js';
 import {
@@ -45,6 +47,7 @@ import {
   type ThroughputResult,
 } from './stack-workloads.js';
 import { MIB } from './stats.js';
+import { evaluate } from './targets.js';
 import { runThroughput } from './throughput.js';
 
 /**
@@ -61,11 +64,15 @@ const PROJECTS = {
   large: { path: 'gitlab-org/gitlab', cell: 'cell_us0' },
   small: { path: 'gitlab-org/gitlab-test', cell: 'cell_us0' },
   slow: { path: 'my-company/my-project', cell: 'cell_eu0', username: 'alice' },
+  /** The realistic history: a public project of another cell, which bob may clone. */
+  history: { path: 'acme.corp/www.site', cell: 'cell_us1' },
 } as const;
 /** The cells-path user: Maintainer of gitlab-org (clones and pushes a branch). */
 const CELLS_USER = 'bob';
 /** The benchmark's second bridge of the large repository's cell, in `gitalyUploadPack: "stream"` mode. */
 const STREAM_BRIDGE = `bridge-stream-${PROJECTS.large.cell}`;
+/** Stack services whose mains preload bench/cpu-profiler.ts under `--profile`. */
+const PROFILED = /^(router|router-topology|bridge-.+|gitaly-.+|mock-cell)$/;
 
 function log(line: string): void {
   process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -159,6 +166,7 @@ class Bench {
     const small = await ensureRepo(cache, o.smallRepo, { log });
     const slow = o.slowRepo === o.largeRepo ? large : await ensureRepo(cache, o.slowRepo, { log });
     const pushSource = await ensureRepo(cache, o.pushObjects, { base: small, branch: 'bench-push', log });
+    const history = await ensureRepo(cache, o.historyRepo, { log });
     this.smallHead = small.head;
 
     await this.removeRunDir();
@@ -166,10 +174,12 @@ class Bench {
     const largeDir = projectDir(this.runDir, PROJECTS.large.path, PROJECTS.large.cell);
     const smallDir = projectDir(this.runDir, PROJECTS.small.path, PROJECTS.small.cell);
     const slowDir = projectDir(this.runDir, PROJECTS.slow.path, PROJECTS.slow.cell);
+    const historyDir = projectDir(this.runDir, PROJECTS.history.path, PROJECTS.history.cell);
     await placeRepo(large, largeDir);
     await placeRepo(small, smallDir);
     await placeRepo(slow, slowDir);
-    for (const d of [largeDir, slowDir]) await warmPageCache(d);
+    await placeRepo(history, historyDir);
+    for (const d of [largeDir, slowDir, historyDir]) await warmPageCache(d);
 
     const home = join(this.runDir, 'home');
     const scratch = join(this.runDir, 'scratch');
@@ -187,6 +197,7 @@ class Bench {
       this.sshd = await startOpenSsh(join(this.runDir, 'sshd'), {
         [PROJECTS.large.path]: largeDir,
         [PROJECTS.small.path]: smallDir,
+        [PROJECTS.history.path]: historyDir,
       });
       log(`OpenSSH server on 127.0.0.1:${this.sshd.port} (pid ${this.sshd.pid})`);
     });
@@ -203,9 +214,10 @@ class Bench {
       this.floor = await startGrpcFloor();
     });
 
-    const repoOf: Record<'large' | 'small', ServedRepo> = {
+    const repoOf: Record<RepoRole, ServedRepo> = {
       large: { role: 'large', project: PROJECTS.large.path, dir: largeDir, repo: large },
       small: { role: 'small', project: PROJECTS.small.path, dir: smallDir, repo: small },
+      history: { role: 'history', project: PROJECTS.history.path, dir: historyDir, repo: history },
     };
     const contenders = this.gitContenders(baseEnv, repoOf, sshdStart, stackStart);
     const ctx: GitWorkloadContext = {
@@ -219,8 +231,10 @@ class Bench {
     await this.warmUp(ctx);
     const ssh = await this.sshAlgorithms();
     if (o.profile && this.stack) {
-      // Start the services' profilers now that start-up and warm-up are over (see cpu-profiler.ts).
-      for (const pid of Object.values(this.stackPids)) process.kill(pid, 'SIGUSR2');
+      // Start the services' profilers now that start-up and warm-up are over (see cpu-profiler.ts);
+      // only the services that preload it (SIGUSR2 would end any other, e.g. the Topology Service).
+      for (const [name, pid] of Object.entries(this.stackPids))
+        if (PROFILED.test(name)) process.kill(pid, 'SIGUSR2');
     }
 
     const results: BenchResults = {
@@ -238,7 +252,13 @@ class Bench {
         stackEnv: this.stackEnv,
         ssh,
       },
-      repos: { large: facts(large), small: facts(small), slow: facts(slow), push: facts(pushSource) },
+      repos: {
+        large: facts(large),
+        small: facts(small),
+        slow: facts(slow),
+        push: facts(pushSource),
+        history: { ...facts(history), commits: (o.historyRepo.history?.commits ?? 0) + 1 },
+      },
       failures: this.failures.failures,
       ratios: [],
       targets: [],
@@ -281,7 +301,13 @@ class Bench {
       results.throughput = await this.throughput(large, stackMissing ?? '', floorStart);
     if (this.wants('large-clone')) {
       log(`large clone: ${o.largeCloneRuns} round(s), ${(large.packBytes / MIB).toFixed(0)} MiB pack`);
-      results.largeClone = await largeClone(ctx, o.largeCloneRuns);
+      results.largeClone = await repeatedClones(ctx, o.largeCloneRuns, 'large');
+    }
+    if (this.wants('history-clone')) {
+      log(
+        `history clone: ${o.largeCloneRuns} round(s), ${(history.packBytes / MIB).toFixed(0)} MiB pack of ${o.historyRepo.history?.commits} commits`,
+      );
+      results.historyClone = await repeatedClones(ctx, o.largeCloneRuns, 'history');
     }
     if (this.wants('small-clone')) {
       log(`small clones: ${o.sequentialClones} sequential per contender`);
@@ -313,7 +339,7 @@ class Bench {
 
   private gitContenders(
     baseEnv: NodeJS.ProcessEnv,
-    repos: Record<'large' | 'small', ServedRepo>,
+    repos: Record<RepoRole, ServedRepo>,
     sshdStart: Outcome<void>,
     stackStart: Outcome<void>,
   ): GitContender[] {
@@ -323,16 +349,14 @@ class Bench {
       id: 'direct',
       url: (role) => `file://${repos[role].dir}`,
       env: baseEnv,
-      serverCpu: {},
-      reapers: [],
+      server: () => ({ cpu: {}, reapers: [] }),
     };
     const openssh: GitContender = sshd
       ? {
           id: 'openssh',
           url: (role) => sshd.url(repos[role].project),
           env: { ...baseEnv, GIT_SSH_COMMAND: sshd.sshCommand },
-          serverCpu: sshd.serverCpu,
-          reapers: [sshd.pid],
+          server: () => ({ cpu: sshd.serverCpu, reapers: [sshd.pid] }),
         }
       : unavailableContender('openssh', okValue(sshdStart) ?? errorOf(sshdStart));
     let cells: GitContender;
@@ -343,8 +367,8 @@ class Bench {
             id: 'cells',
             url: (role) => stack.url(repos[role].project),
             env: { ...baseEnv, GIT_SSH_COMMAND: sshCommandLine(user.privateKey, stack.json.knownHosts) },
-            serverCpu: cellsCpu(stack),
-            reapers: [stack.pid('gitaly-cell_us0')],
+            server: (role) =>
+              cellsSide(stack, role === 'history' ? PROJECTS.history.cell : PROJECTS.large.cell),
           }
         : unavailableContender('cells', `stack.json has no user ${CELLS_USER}`);
     } else {
@@ -520,19 +544,20 @@ class Bench {
 
 /** A git contender that could not be started: every workload then fails with `why`. */
 function unavailableContender(id: GitContenderId, why: string): GitContender {
-  return { id, unavailable: why, url: () => '', env: {}, serverCpu: {}, reapers: [] };
+  return { id, unavailable: why, url: () => '', env: {}, server: () => ({ cpu: {}, reapers: [] }) };
 }
 
-/** The cells path's server side by process; git's processes (reaped by mock Gitaly) apart. */
-function cellsCpu(stack: BenchStack): Record<string, CpuCounter> {
-  const gitaly = stack.pid('gitaly-cell_us0');
-  return {
+/** The cells path's server side of a cell by process; git's processes (reaped by mock Gitaly) apart. */
+function cellsSide(stack: BenchStack, cell: string): ServerSide {
+  const gitaly = stack.pid(`gitaly-${cell}`);
+  const cpu: Record<string, CpuCounter> = {
     router: ownCpu(stack.pid('router')),
-    bridge: ownCpu(stack.pid('bridge-cell_us0')),
+    bridge: ownCpu(stack.pid(`bridge-${cell}`)),
     gitaly: ownCpu(gitaly),
     'gitaly-git': reapedChildrenCpu(gitaly),
     rails: ownCpu(stack.pid('mock-cell')),
   };
+  return { cpu, reapers: [gitaly] };
 }
 
 function errorOf(o: Outcome<unknown>): string {

@@ -7,7 +7,8 @@ describe('parseArgs', () => {
     expect(o.mode).toBe('full');
     expect([...o.only]).toEqual([...WORKLOADS]);
     expect(o.sequentialClones).toBe(200);
-    expect(o.concurrency).toEqual([50, 200]);
+    expect(o.concurrency).toEqual([50, 500]);
+    expect(o.historyRepo.history?.commits).toBeGreaterThanOrEqual(1000);
     expect(o.largeRepo.files * o.largeRepo.fileBytes).toBeGreaterThanOrEqual(200 * 1024 * 1024);
     expect(o.slowRepo.files * o.slowRepo.fileBytes).toBeGreaterThanOrEqual(1024 * 1024 * 1024);
     expect(o.pushObjects.files * o.pushObjects.fileBytes).toBe(100 * 1024 * 1024);

@@ -13,6 +13,8 @@ export interface BenchOptions {
   slowRepo: RepoSpec;
   /** New objects pushed on top of the small repository. */
   pushObjects: RepoSpec;
+  /** A realistic history (thousands of commits of edited text files: deltas and delta chains). */
+  historyRepo: RepoSpec;
   largeCloneRuns: number;
   sequentialClones: number;
   concurrency: readonly number[];
@@ -30,6 +32,7 @@ export const WORKLOADS = [
   'slow-reader',
   'throughput',
   'large-clone',
+  'history-clone',
   'small-clone',
   'concurrency',
   'push',
@@ -60,11 +63,23 @@ const SMALL: RepoSpec = {
   text: true,
 };
 
+function historyRepo(commits: number, files: number): RepoSpec {
+  return {
+    name: 'history',
+    seed: 'cells-bench-history-v1',
+    files,
+    fileBytes: 12 * KIB,
+    filesPerCommit: 0,
+    text: true,
+    history: { commits, editsPerCommit: 3, maxLineEdits: 6 },
+  };
+}
+
 export class UsageError extends Error {}
 
 export const USAGE = `usage: npm run bench -- [--quick] [--profile] [--only ${WORKLOADS.join(',')}]
 
-  --quick     small counts and a ~20 MiB repository (CI smoke test, under two minutes)
+  --quick     small counts, a ~20 MiB repository and a short history (CI smoke test, under two minutes)
   --profile   run the stack's services with --cpu-prof and print where their CPU time goes
   --only      comma-separated subset of the workloads`;
 
@@ -96,6 +111,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       smallRepo: SMALL,
       slowRepo: large,
       pushObjects: binaryRepo('push', 8),
+      historyRepo: historyRepo(300, 60),
       largeCloneRuns: 1,
       sequentialClones: 20,
       concurrency: [5, 10],
@@ -114,9 +130,10 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     smallRepo: SMALL,
     slowRepo: binaryRepo('huge', 1024),
     pushObjects: binaryRepo('push', 100),
+    historyRepo: historyRepo(12_000, 1000),
     largeCloneRuns: 5,
     sequentialClones: 200,
-    concurrency: [50, 200],
+    concurrency: [50, 500],
     pushRuns: 3,
     idleTunnels: 100,
     throughputRuns: 5,

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { run } from './proc.js';
 import { ensureRepo, fileContent, keystream, type RepoSpec } from './repo-gen.js';
 
 describe('keystream', () => {
@@ -57,5 +58,31 @@ describe('ensureRepo', () => {
     expect(extra.branch).toBe('more');
     expect(extra.head).not.toBe(base.head);
     expect(extra.dir).not.toBe(base.dir);
+  });
+
+  it('writes a realistic history deterministically: many commits, stored mostly as deltas', async () => {
+    const a = await mkdtemp(join(tmpdir(), 'bench-gen-h-'));
+    const b = await mkdtemp(join(tmpdir(), 'bench-gen-i-'));
+    dirs.push(a, b);
+    const history: RepoSpec = {
+      name: 'h',
+      seed: 'history-test',
+      files: 12,
+      fileBytes: 3000,
+      filesPerCommit: 0,
+      text: true,
+      history: { commits: 150, editsPerCommit: 2, maxLineEdits: 4 },
+    };
+    const first = await ensureRepo(a, history);
+    expect((await ensureRepo(b, history)).head).toBe(first.head);
+    const git = async (...args: string[]) =>
+      (await run('git', ['--git-dir', first.dir, ...args], { timeoutMs: 30_000, keepStdout: true })).stdout;
+    expect((await git('rev-list', '--count', 'main')).trim()).toBe('151');
+    const blobs = (await git('cat-file', '--batch-all-objects', '--batch-check=%(objecttype) %(deltabase)'))
+      .split('\n')
+      .filter((l) => l.startsWith('blob '));
+    const deltas = blobs.filter((l) => !l.endsWith(' 0000000000000000000000000000000000000000'));
+    expect(blobs.length).toBeGreaterThan(250);
+    expect(deltas.length / blobs.length).toBeGreaterThan(0.8);
   });
 });

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { type HistoryCommit, type HistoryShape, historyCommits } from './history-gen.js';
 import { mustRun, track, waitExit } from './proc.js';
 
 /**
@@ -19,6 +20,11 @@ export interface RepoSpec {
   filesPerCommit: number;
   /** Hex text lines (compressible, like source code) instead of random binary. */
   text: boolean;
+  /**
+   * A realistic history instead (bench/history-gen.ts): `files` source-like text files of about
+   * `fileBytes`, then many commits editing them (`filesPerCommit` and `text` are not used).
+   */
+  history?: HistoryShape;
 }
 
 export interface GeneratedRepo {
@@ -83,6 +89,27 @@ function write(stream: Writable, data: Buffer | string): Promise<void> {
   return stream.write(data) ? Promise.resolve() : new Promise((r) => stream.once('drain', () => r()));
 }
 
+/** The commits of an incompressible (or hex text) spec: `filesPerCommit` new files per commit. */
+function* flatCommits(spec: RepoSpec): Generator<HistoryCommit> {
+  const next = keystream(spec.seed);
+  for (let done = 0; done < spec.files; ) {
+    const inCommit = Math.min(spec.filesPerCommit, spec.files - done);
+    const files: HistoryCommit['files'] = [];
+    for (let i = 0; i < inCommit; i++, done++) {
+      const dirName = `d${String(Math.floor(done / 256)).padStart(3, '0')}`;
+      const path = `data/${dirName}/f${String(done).padStart(6, '0')}.${spec.text ? 'txt' : 'bin'}`;
+      files.push({ path, content: fileContent(next, spec) });
+    }
+    yield { message: `Add files ${done - inCommit}..${done - 1}\n`, files };
+  }
+}
+
+function commitsOf(spec: RepoSpec): Iterable<HistoryCommit> {
+  return spec.history
+    ? historyCommits({ ...spec, history: spec.history }, keystream(spec.seed))
+    : flatCommits(spec);
+}
+
 /** Streams the commits of `spec` into `git fast-import` running in `dir`, on `branch` (after `from`). */
 async function fastImport(
   dir: string,
@@ -109,28 +136,22 @@ async function fastImport(
   stdin.on('error', (err) => {
     broken = err;
   });
-  const next = keystream(spec.seed);
   let clock = Date.UTC(2026, 0, 1) / 1000;
   let mark = 0;
   let first = true;
-  for (let done = 0; done < spec.files && !broken; ) {
-    const inCommit = Math.min(spec.filesPerCommit, spec.files - done);
+  for (const c of commitsOf(spec)) {
+    if (broken) break;
     const entries: string[] = [];
-    for (let i = 0; i < inCommit; i++, done++) {
-      const content = fileContent(next, spec);
+    for (const f of c.files) {
       mark++;
-      await write(stdin, `blob\nmark :${mark}\ndata ${content.length}\n`);
-      await write(stdin, content);
+      await write(stdin, `blob\nmark :${mark}\ndata ${f.content.length}\n`);
+      await write(stdin, f.content);
       await write(stdin, '\n');
-      const dirName = `d${String(Math.floor(done / 256)).padStart(3, '0')}`;
-      entries.push(
-        `M 100644 :${mark} data/${dirName}/f${String(done).padStart(6, '0')}.${spec.text ? 'txt' : 'bin'}\n`,
-      );
+      entries.push(`M 100644 :${mark} ${f.path}\n`);
     }
     clock += 60;
-    const msg = `Add files ${done - inCommit}..${done - 1}\n`;
     const who = `Bench <bench@example.com> ${clock} +0000`;
-    let commit = `commit refs/heads/${branch}\nauthor ${who}\ncommitter ${who}\ndata ${Buffer.byteLength(msg)}\n${msg}`;
+    let commit = `commit refs/heads/${branch}\nauthor ${who}\ncommitter ${who}\ndata ${Buffer.byteLength(c.message)}\n${c.message}`;
     if (first && from) commit += `from ${from}\n`;
     first = false;
     await write(stdin, `${commit}${entries.join('')}\n`);
@@ -176,8 +197,9 @@ export async function ensureRepo(
         timeoutMs: 60_000,
       });
       await fastImport(dir, spec, branch, undefined);
-      // One pack with a bitmap, as a served repository would have after housekeeping.
-      await git(dir, ['repack', '-a', '-d', '-b', '-q']);
+      // One pack with a bitmap, as a served repository would have after housekeeping; a history
+      // gets its deltas found anew (-f, git's default depth and window), as `git gc` would.
+      await git(dir, ['repack', '-a', '-d', '-b', '-q', ...(spec.history ? ['-f'] : [])]);
     }
     await git(dir, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
     await writeFile(marker, `${JSON.stringify(spec)}\n`);

@@ -48,8 +48,17 @@ export interface BenchResults {
     /** Key exchange and cipher `ssh` negotiated with each SSH contender. */
     ssh: Partial<Record<'openssh' | 'cells', SshAlgorithms>>;
   };
-  repos: { large: RepoFacts; small: RepoFacts; slow: RepoFacts; push: RepoFacts };
+  repos: {
+    large: RepoFacts;
+    small: RepoFacts;
+    slow: RepoFacts;
+    push: RepoFacts;
+    /** Absent in results written before the realistic-history workload existed. */
+    history?: RepoFacts & { commits: number };
+  };
   largeClone?: Record<GitContenderId, Outcome<LargeCloneResult>>;
+  /** Clones of the realistic history (many commits, deltas and delta chains). */
+  historyClone?: Record<GitContenderId, Outcome<LargeCloneResult>>;
   smallClone?: Record<GitContenderId, Outcome<SmallCloneResult>>;
   concurrency?: Array<{ level: number; results: Record<GitContenderId, Outcome<ConcurrencyResult>> }>;
   push?: Record<GitContenderId, Outcome<PushResult>>;

@@ -219,7 +219,11 @@ export async function slowReadRouter(
   rate: number,
   timeoutMs: number,
 ): Promise<SlowReadResult> {
-  const pids = { router: stack.pid('router'), bridge: stack.pid(`bridge-${t.cell}`) };
+  const pids = {
+    router: stack.pid('router'),
+    bridge: stack.pid(`bridge-${t.cell}`),
+    gitaly: stack.pid(`gitaly-${t.cell}`),
+  };
   const before = beforeRss(pids);
   const sampler = new RssSampler(pids);
   const child = track('ssh', [...sshArgs(stack, t.username), `git-upload-pack '${t.project}.git'`], {

@@ -27,17 +27,53 @@ function body(...chunks: Buffer[]) {
 }
 
 describe('relayResponse', () => {
-  it('corks the connection around each response chunk so its SSH packets leave in one write', async () => {
-    const { out, targets } = sinks();
-    const calls: string[] = [];
-    const transport = { cork: () => calls.push('cork'), uncork: () => calls.push('uncork') };
-    const chunk = Buffer.concat([
-      encodeFrame(ResponseFrame.stdout, Buffer.from('a')),
-      encodeFrame(ResponseFrame.stderr, Buffer.from('b')),
-    ]);
-    await relayResponse(body(chunk, encodeExitStatus(0)), true, { ...targets, transport });
-    expect(out.stdout).toBe('a');
-    expect(calls).toEqual(['cork', 'uncork', 'cork', 'uncork']);
+  it('writes the stdout of one turn once, corked, and stderr in order after the stdout before it', async () => {
+    let depth = 0;
+    let corks = 0;
+    const writes: string[] = [];
+    const recorder = (name: string) =>
+      new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          writes.push(`${name}:${chunk.toString()}${depth > 0 ? '' : ' (uncorked)'}`);
+          cb();
+        },
+      });
+    const transport = {
+      cork: () => {
+        depth++;
+        corks++;
+      },
+      uncork: () => {
+        depth--;
+      },
+    };
+    const frame = (type: number, text: string) => encodeFrame(type, Buffer.from(text));
+    const response = body(
+      frame(ResponseFrame.stdout, 'a'),
+      frame(ResponseFrame.stdout, 'b'),
+      frame(ResponseFrame.stderr, 'e'),
+      frame(ResponseFrame.stdout, 'c'),
+      Buffer.concat([frame(ResponseFrame.stdout, 'd'), encodeExitStatus(0)]),
+    );
+    await relayResponse(response, true, { stdout: recorder('out'), stderr: recorder('err'), transport });
+    expect(writes).toEqual(['out:ab', 'err:e', 'out:cd']);
+    expect(corks).toBeGreaterThan(0);
+    expect(depth).toBe(0);
+  });
+
+  it('batches no more than 256 KiB of stdout before writing', async () => {
+    const writes: number[] = [];
+    const stdout = new Writable({
+      highWaterMark: 16 << 20,
+      write(chunk: Buffer, _enc, cb) {
+        writes.push(chunk.length);
+        cb();
+      },
+    });
+    const frames = Array.from({ length: 40 }, () => encodeFrame(ResponseFrame.stdout, Buffer.alloc(16384)));
+    await relayResponse(body(...frames, encodeExitStatus(0)), true, { stdout, stderr: new PassThrough() });
+    expect(writes.reduce((a, b) => a + b, 0)).toBe(40 * 16384);
+    expect(Math.max(...writes)).toBe(256 * 1024);
   });
 
   it('splits framed responses into stdout, stderr, exit status and error', async () => {

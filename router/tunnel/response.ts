@@ -3,6 +3,12 @@
  * are split into stdout, stderr, exit status, keepalive and error frames; an unframed response
  * (Workhorse's compatible mode) is copied to stdout as it is. Backpressure: when the channel (or its
  * stderr) is full, the response is paused until it drains.
+ *
+ * stdout is written once per turn of the event loop: HTTP/2 delivers a response in DATA frames of
+ * 16 KiB (Node's nghttp2 never sends larger ones), and one SSH channel write per frame would mean a
+ * 16 KiB SSH packet, with its allocation, cipher call and socket write, per frame. The frames that
+ * arrive in one turn (at most `BATCH_BYTES`) are joined and written together, as SSH packets of the
+ * client's maximum size (32 KiB for OpenSSH) that leave in one writev.
  */
 import type { Readable, Writable } from 'node:stream';
 import { checkResponseFrame, FrameReader, ResponseFrame } from '../../lib/framing.js';
@@ -59,6 +65,8 @@ export function relayResponse(
 }
 
 const ignore = () => undefined;
+/** stdout held for one turn of the event loop, at most (written at once beyond it). */
+const BATCH_BYTES = 256 * 1024;
 const isOutput = (type: number) => type === ResponseFrame.stdout || type === ResponseFrame.stderr;
 
 /**
@@ -72,6 +80,10 @@ class ResponseRelay {
   private readonly blocked = new Set<Writable>();
   private readonly done = new AbortController();
   private stopWatching: () => void = ignore;
+  /** stdout of this turn, not written yet. */
+  private batch: Buffer[] = [];
+  private batchBytes = 0;
+  private flushScheduled = false;
 
   constructor(
     private readonly body: Readable,
@@ -110,6 +122,26 @@ class ResponseRelay {
     if (this.blocked.size > 0) this.body.pause();
   };
 
+  /** End of the turn: this turn's stdout in one channel write, its packets in one socket write. */
+  private readonly onTurnEnd = (): void => {
+    this.flushScheduled = false;
+    if (this.done.signal.aborted || this.batchBytes === 0) return;
+    const transport = this.targets.transport;
+    transport?.cork();
+    this.flushStdout();
+    transport?.uncork();
+    if (this.blocked.size > 0) this.body.pause();
+  };
+
+  private flushStdout(): void {
+    const pieces = this.batch;
+    if (this.batchBytes === 0) return;
+    const data = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, this.batchBytes);
+    this.batch = [];
+    this.batchBytes = 0;
+    this.send(this.targets.stdout, data);
+  }
+
   private handle(chunk: Buffer): void {
     if (!this.reader) {
       this.stdout(chunk);
@@ -122,6 +154,7 @@ class ResponseRelay {
           break;
         case ResponseFrame.stderr:
           if (f.payload.length > 0) this.outcome.wroteStderr = true;
+          this.flushStdout();
           this.send(this.targets.stderr, f.payload);
           break;
         case ResponseFrame.exitStatus:
@@ -138,7 +171,15 @@ class ResponseRelay {
   }
 
   private stdout(data: Buffer): void {
-    this.send(this.targets.stdout, this.filter ? this.filter.push(data) : data);
+    const out = this.filter ? this.filter.push(data) : data;
+    if (out.length === 0) return;
+    this.batch.push(out);
+    this.batchBytes += out.length;
+    if (this.batchBytes >= BATCH_BYTES) this.flushStdout();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.onTurnEnd);
+    }
   }
 
   private send(target: Writable, data: Buffer): void {
@@ -159,6 +200,11 @@ class ResponseRelay {
 
   private settle(err?: Error): void {
     if (this.done.signal.aborted) return;
+    // what arrived before the end (or the failure) is the client's
+    const transport = this.targets.transport;
+    transport?.cork();
+    this.flushStdout();
+    transport?.uncork();
     this.done.abort();
     this.stopWatching();
     this.onSettled(err);

@@ -13,6 +13,7 @@ import { createHttpFront } from './http/front.js';
 import { loadRouterRuleset } from './http/ruleset.js';
 import { createMetrics, createMetricsRegistry, type RouterMetrics } from './metrics.js';
 import { Classifier } from './routing/classifier.js';
+import { loadTrustedCas } from './ssh/cert-auth.js';
 import { loadHostKeys } from './ssh/host-key.js';
 import { SshFront } from './ssh/server.js';
 import { StartupGate } from './ssh/startups.js';
@@ -60,6 +61,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       keepaliveIntervalMs: config.keepaliveIntervalMs,
       keepaliveCountMax: config.keepaliveCountMax,
       maxSessions: config.maxSessions,
+      trustedCas: loadTrustedCas(config.trustedUserCaKeys),
       gate: new StartupGate(config.maxStartups, config.perSourceMaxStartups),
       proxy: config.proxyProtocol
         ? {

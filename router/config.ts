@@ -67,6 +67,8 @@ export interface RouterConfig {
   proxyAllowed: string[];
   /** gitlab-sshd `proxy_header_timeout`. */
   proxyHeaderTimeoutMs: number;
+  /** gitlab-sshd `trusted_user_ca_keys`: files of CA public keys whose user certificates log in. */
+  trustedUserCaKeys: string[];
   /** gitlab-shell `pat.allowed_scopes` for `personal_access_token`; empty = every scope. */
   patAllowedScopes: string[];
   /** Deadline of one internal API call (authorized_keys, discover, learn, allowed). */
@@ -246,6 +248,7 @@ export const routerSchema: Schema<RouterConfig> = {
   proxyAllowed: { validate: cidrList, default: [] },
   proxyHeaderTimeoutMs: { validate: int(1), default: 500 },
   patAllowedScopes: { validate: stringList('scopes'), default: [] },
+  trustedUserCaKeys: { validate: fileList, default: [] },
   rulesFile: { validate: optionalStr, default: undefined },
   notFoundDelayMs: { validate: notFoundDelayValidator, default: undefined },
   logLevel: {

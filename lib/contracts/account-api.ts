@@ -8,6 +8,8 @@
 export interface AccountActorJson {
   key_id?: string;
   user_id?: number;
+  /** A certificate login's GitLab username. */
+  username?: string;
 }
 
 /** `POST /personal_access_token`. `expires_at` is `YYYY-MM-DD`. */

@@ -37,7 +37,9 @@ export interface ShellAllowedRequestJson {
   action: GitAction;
   /** `<namespace>/<project>.git` as the client typed it. */
   project: string;
-  key_id: string;
+  /** The SSH key's id; a certificate login sends `username` instead. */
+  key_id?: string;
+  username?: string;
   changes: '_any';
   protocol: 'ssh';
   check_ip?: string;

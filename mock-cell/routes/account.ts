@@ -30,6 +30,7 @@ function lookupActor(ctx: CellContext, body: AccountActorJson): Lookup {
   const found = actorFromParams(ctx.model, {
     key_id: body.key_id,
     user_id: body.user_id === undefined ? undefined : String(body.user_id),
+    username: body.username,
   });
   return found.ok ? { actor: found.actor } : { failure: { success: false, message: found.message } };
 }

@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { AccountActorJson } from '../../lib/contracts/account-api.js';
 import type { Unchecked } from '../../lib/contracts/unchecked.js';
+import { actorFields } from '../cells/actor.js';
 import type { CallContext } from '../cells/internal-api.js';
 import type { CellConfig } from '../config.js';
 import { RouterError } from '../errors.js';
@@ -18,7 +19,10 @@ export function callContext(ctx: CommandContext): CallContext {
 /** The cell that holds the key owner's namespace (the legacy cell when the key has no user). */
 export async function userCell(ctx: CommandContext): Promise<CellConfig> {
   const call = callContext(ctx);
-  const { username } = await ctx.deps.api.discover(ctx.keyId, call);
+  const username =
+    'username' in ctx.actor
+      ? ctx.actor.username
+      : (await ctx.deps.api.discover(ctx.actor.keyId, call)).username;
   const path = username ? `/${username}` : '/';
   const { cell, via } = await ctx.deps.classifier.classify(path, 'GET', call);
   ctx.log.debug({ cell: cell.name, route: via, user: username }, 'account command routed');
@@ -28,7 +32,7 @@ export async function userCell(ctx: CommandContext): Promise<CellConfig> {
 /** POSTs `body` with the key id to the user's cell. */
 export async function postAccount<T>(ctx: CommandContext, path: string, body: object): Promise<Unchecked<T>> {
   const cell = await userCell(ctx);
-  const actor: AccountActorJson = { key_id: ctx.keyId };
+  const actor: AccountActorJson = actorFields(ctx.actor);
   return ctx.deps.api.post<T>(cell, path, { ...actor, ...body }, callContext(ctx));
 }
 

@@ -14,7 +14,7 @@ function context(discover: () => Promise<{ username: string | null }>) {
   const ctx: CommandContext = {
     io: { stdin: new PassThrough(), stdout, stderr: new PassThrough() },
     args: [],
-    keyId: '7',
+    actor: { keyId: '7' },
     remoteIp: '192.0.2.1',
     requestId: 'r1',
     gitProtocol: undefined,

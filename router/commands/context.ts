@@ -7,6 +7,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../../lib/logger.js';
+import type { ShellActor } from '../cells/actor.js';
 import type { GitCommandContext, GitCommandDeps } from '../tunnel/git-command.js';
 
 export interface CommandIO {
@@ -30,8 +31,8 @@ export interface CommandContext {
   io: CommandIO;
   /** The words after the command name (`git upload-pack` already folded into `git-upload-pack`). */
   args: readonly string[];
-  /** The authenticated key's id at the cells (`key_id` of the internal API). */
-  keyId: string;
+  /** Who the session acts for: the key's id, or a certificate's GitLab username. */
+  actor: ShellActor;
   remoteIp: string;
   requestId: string;
   /** `GIT_PROTOCOL` as the client sent it in an `env` request. */

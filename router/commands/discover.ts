@@ -8,9 +8,14 @@ import type { Command, CommandContext } from './context.js';
 
 export const discover: Command = {
   async execute(ctx: CommandContext): Promise<number> {
+    if ('username' in ctx.actor) {
+      // A certificate named the user already (gitlab-sshd's username mode).
+      ctx.io.stdout.write(`Welcome to GitLab, @${ctx.actor.username}!\n`);
+      return 0;
+    }
     let username: string | null;
     try {
-      ({ username } = await ctx.deps.api.discover(ctx.keyId, {
+      ({ username } = await ctx.deps.api.discover(ctx.actor.keyId, {
         requestId: ctx.requestId,
         remoteIp: ctx.remoteIp,
         signal: ctx.signal,

@@ -7,6 +7,8 @@
  */
 import type { LfsAuthenticateJson } from '../../lib/contracts/account-api.js';
 import { normalizeProjectPath } from '../../lib/repo-path.js';
+import { actorFields } from '../cells/actor.js';
+import type { AllowedAnswer } from '../cells/internal-api.js';
 import type { CellConfig } from '../config.js';
 import { MisdirectedError, PROJECT_NOT_FOUND_MESSAGE, RouterError } from '../errors.js';
 import type { GitService } from '../ssh/command.js';
@@ -16,31 +18,46 @@ import type { Command, CommandContext } from './context.js';
 const ACTIONS = { download: 'git-upload-pack', upload: 'git-receive-pack' } as const;
 
 /** `/allowed` on the owning cell (one re-learn on a 421, as the git commands). */
-async function allowedCell(ctx: CommandContext, action: GitService, project: string): Promise<CellConfig> {
+async function allowedCell(
+  ctx: CommandContext,
+  action: GitService,
+  project: string,
+): Promise<{ cell: CellConfig; access: AllowedAnswer }> {
   const call = callContext(ctx);
   const route = `/${project}`;
   for (let attempt = 1; ; attempt++) {
     const { cell } = await ctx.deps.classifier.classify(route, 'GET', call);
     try {
-      await ctx.deps.api.allowed(
+      const result = await ctx.deps.api.allowed(
         cell,
         {
           action,
           project: `${project}.git`,
-          key_id: ctx.keyId,
+          ...actorFields(ctx.actor),
           changes: '_any',
           protocol: 'ssh',
           check_ip: ctx.remoteIp,
         },
         call,
       );
-      return cell;
+      // A Geo secondary's custom action has no LFS endpoint to answer here.
+      if (result.kind !== 'tunnel')
+        throw RouterError.cellsRouting(
+          'cells routing: custom actions are not supported for git-lfs-authenticate',
+        );
+      return { cell, access: result };
     } catch (err) {
       if (!(err instanceof MisdirectedError) || attempt >= 2) throw err;
       ctx.deps.metrics.redirects++;
       ctx.deps.classifier.invalidate(route);
     }
   }
+}
+
+/** gitlab-shell sends the key id, or (certificate login) the user id `/allowed` answered. */
+function lfsActor(ctx: CommandContext, glId: string): { key_id: string } | { user_id: number } {
+  if ('keyId' in ctx.actor) return { key_id: ctx.actor.keyId };
+  return { user_id: Number(glId.replace(/^user-/, '')) };
 }
 
 export const gitLfsAuthenticate: Command = {
@@ -51,13 +68,13 @@ export const gitLfsAuthenticate: Command = {
       throw RouterError.accountRefused('Disallowed command');
     const project = normalizeProjectPath(repo);
     if (!project) throw RouterError.projectNotFound(PROJECT_NOT_FOUND_MESSAGE);
-    const cell = await allowedCell(ctx, ACTIONS[operation], project);
+    const { cell, access } = await allowedCell(ctx, ACTIONS[operation], project);
     let answer: Awaited<ReturnType<typeof ctx.deps.api.post<LfsAuthenticateJson>>>;
     try {
       answer = await ctx.deps.api.post<LfsAuthenticateJson>(
         cell,
         '/lfs_authenticate',
-        { operation, project: repo, key_id: ctx.keyId },
+        { operation, project: repo, ...lfsActor(ctx, access.glId) },
         callContext(ctx),
       );
     } catch (err) {

@@ -17,7 +17,7 @@ export function gitCommand(service: GitService): Command {
         ctx.deps,
         {
           io: ctx.io,
-          keyId: ctx.keyId,
+          actor: ctx.actor,
           remoteIp: ctx.remoteIp,
           requestId: ctx.requestId,
           gitProtocol: ctx.gitProtocol,

@@ -1,8 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import ssh2, { type AuthContext } from 'ssh2';
 import type { Logger } from '../../lib/logger.js';
+import type { ShellActor } from '../cells/actor.js';
 import type { InternalApi, KeyRecord } from '../cells/internal-api.js';
 import type { RouterMetrics } from '../metrics.js';
+import { authenticateCertificate, type TrustedCas } from './cert-auth.js';
+import { CERT_SUFFIX } from './certificate.js';
 
 const { utils } = ssh2;
 
@@ -16,8 +19,8 @@ export interface AuthState {
   log: Logger;
   remoteIp: string;
   requestId: string;
-  /** Set once a key was accepted with a valid signature. */
-  keyId: string | undefined;
+  /** Set once a key (or a certificate) was accepted with a valid signature. */
+  actor: ShellActor | undefined;
   username: string | undefined;
   /** Lookups by key blob, so the two phases cost one internal API call. */
   lookups: Map<string, Promise<KeyRecord | undefined>>;
@@ -28,9 +31,14 @@ export function authenticate(
   state: AuthState,
   api: InternalApi,
   metrics: RouterMetrics,
+  trustedCas: TrustedCas,
 ): void {
   if (ctx.method !== 'publickey') {
     ctx.reject(['publickey']);
+    return;
+  }
+  if (ctx.key.algo.endsWith(CERT_SUFFIX)) {
+    authenticateCertificate(ctx, state, trustedCas, metrics);
     return;
   }
   const blob = ctx.key.data.toString('base64');
@@ -57,7 +65,7 @@ export function authenticate(
         ctx.reject(['publickey']);
         return;
       }
-      state.keyId = String(record.id);
+      state.actor = { keyId: String(record.id) };
       state.username = ctx.username;
       ctx.accept();
     },

@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import ssh2, { type Connection } from 'ssh2';
 import type { Logger } from '../../lib/logger.js';
+import { actorLog } from '../cells/actor.js';
 import type { Listen } from '../config.js';
 import { coalesceWrites, SSH_ALGORITHMS, tuneSsh2PacketPath } from './algorithms.js';
 import { type AuthState, authenticate } from './auth.js';
+import type { TrustedCas } from './cert-auth.js';
 import { type ListenerOptions, SshListener } from './listener.js';
 import { handleSession, type RunningSession, type SessionDeps } from './session.js';
 
@@ -26,6 +28,8 @@ export interface SshFrontOptions extends ListenerOptions {
   /** Missed keepalive answers before the connection is dropped (OpenSSH `ClientAliveCountMax`). */
   keepaliveCountMax: number;
   maxSessions: number;
+  /** `trustedUserCaKeys`: CA public key blobs (base64) whose user certificates log in. */
+  trustedCas: TrustedCas;
 }
 
 /** After the sessions: how long clients may take to leave by themselves, then to honour a disconnect. */
@@ -108,21 +112,23 @@ export class SshFront {
       log,
       remoteIp: raw.clientIp,
       requestId: randomUUID(),
-      keyId: undefined,
+      actor: undefined,
       username: undefined,
       lookups: new Map(),
     };
     let connLog = log;
 
-    client.on('authentication', (ctx) => authenticate(ctx, state, this.deps.api, this.deps.metrics));
+    client.on('authentication', (ctx) =>
+      authenticate(ctx, state, this.deps.api, this.deps.metrics, this.opts.trustedCas),
+    );
     client.on('ready', () => {
       raw.authenticated();
-      connLog = log.child({ key_id: state.keyId, user: state.username });
+      connLog = log.child({ ...(state.actor ? actorLog(state.actor) : {}), user: state.username });
       connLog.info('authenticated');
     });
     client.on('session', (accept, reject) => {
-      const keyId = state.keyId;
-      if (this.closing || keyId === undefined) {
+      const actor = state.actor;
+      if (this.closing || actor === undefined) {
         reject();
         return;
       }
@@ -138,7 +144,7 @@ export class SshFront {
       handleSession(
         session,
         {
-          keyId,
+          actor,
           remoteIp: raw.clientIp,
           log: connLog,
           transport: raw.socket,

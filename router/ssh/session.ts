@@ -3,6 +3,7 @@ import type { ServerChannel, Session } from 'ssh2';
 import { isAppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { failureOutcome, type Outcome } from '../../lib/outcome.js';
+import type { ShellActor } from '../cells/actor.js';
 import type { CommandContext, CommandDeps } from '../commands/context.js';
 import { COMMANDS } from '../commands/index.js';
 import { finishChannel, keepWindowResumes } from './channel-io.js';
@@ -21,7 +22,7 @@ import { formatError } from './console.js';
 export type SessionDeps = CommandDeps;
 
 export interface SessionOwner {
-  keyId: string;
+  actor: ShellActor;
   remoteIp: string;
   log: Logger;
   /** The connection's socket, for write coalescing of tunnel output. */
@@ -79,7 +80,7 @@ function run(
     const exitStatus = await COMMANDS[parsed.command.name].execute({
       io: { stdin: channel, stdout: channel, stderr: channel.stderr },
       args: parsed.command.args,
-      keyId: owner.keyId,
+      actor: owner.actor,
       remoteIp: owner.remoteIp,
       requestId,
       gitProtocol,

@@ -254,7 +254,11 @@ export class FakeCell {
       .replace(/\.git$/, '');
     const project = w.projects.find((p) => p.path === projectPath);
     const key = w.keys.find((k) => String(k.id) === String(req.key_id));
-    const user = key && w.users.find((u) => u.id === key.userId);
+    // A certificate login sends `username` instead of `key_id`.
+    const user =
+      req.username === undefined
+        ? key && w.users.find((u) => u.id === key.userId)
+        : w.users.find((u) => u.username === req.username);
     if (!project || !user) return answer(404, { status: false, message: NOT_FOUND });
     if (project.cell !== this.name) {
       return answer(

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../lib/config.js';
 import { hostKeyFilesOf, loadRouterConfig } from '../config.js';
+import { loadTrustedCas } from '../ssh/cert-auth.js';
 import { loadHostKeys } from '../ssh/host-key.js';
 
 /** The SSH front's settings (gitlab-sshd's): host keys, limits, PROXY protocol, certificates. */
@@ -98,5 +99,26 @@ describe('limits and PROXY protocol settings', () => {
     [{ maxSessions: 0 }, 'maxSessions'],
   ])('refuses %j', (extra, message) => {
     expect(() => load({ ...withKey, ...extra })).toThrow(message);
+  });
+});
+
+describe('trustedUserCaKeys', () => {
+  it('reads OpenSSH public key lines and refuses anything else with the file and line', () => {
+    const good = join(dir, 'cas.pub');
+    writeFileSync(
+      good,
+      '# CAs\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEk0a4YOa3OX3EY1q0p9sRbm1wL4Kc2x0I6c8bH7l3X9 ca\n\n',
+    );
+    expect([...loadTrustedCas([good])]).toEqual([
+      'AAAAC3NzaC1lZDI1NTE5AAAAIEk0a4YOa3OX3EY1q0p9sRbm1wL4Kc2x0I6c8bH7l3X9',
+    ]);
+    const bad = join(dir, 'bad.pub');
+    writeFileSync(
+      bad,
+      'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEk0a4YOa3OX3EY1q0p9sRbm1wL4Kc2x0I6c8bH7l3X9\nnot a key\n',
+    );
+    expect(() => loadTrustedCas([bad])).toThrow(`${bad}:2 is not an OpenSSH public key line`);
+    expect(() => loadTrustedCas([join(dir, 'missing.pub')])).toThrow(ConfigError);
+    expect(load({ ...base, hostKeyFile: '/k', trustedUserCaKeys: [good] }).trustedUserCaKeys).toEqual([good]);
   });
 });

@@ -3,6 +3,7 @@ import type { JwtKey } from '../../lib/jwt.js';
 import type { Logger } from '../../lib/logger.js';
 import { FLUSH_PKT } from '../../lib/pktline.js';
 import { normalizeProjectPath } from '../../lib/repo-path.js';
+import { actorFields, type ShellActor } from '../cells/actor.js';
 import type { CellDirectory } from '../cells/directory.js';
 import type { CallContext, InternalApi } from '../cells/internal-api.js';
 import {
@@ -52,7 +53,7 @@ export interface GitCommandIO {
 
 export interface GitCommandContext {
   io: GitCommandIO;
-  keyId: string;
+  actor: ShellActor;
   remoteIp: string;
   requestId: string;
   gitProtocol: string | undefined;
@@ -94,7 +95,7 @@ export async function runGitCommand(
         {
           action: service,
           project: `${project}.git`,
-          key_id: ctx.keyId,
+          ...actorFields(ctx.actor),
           changes: '_any',
           protocol: 'ssh',
           check_ip: ctx.remoteIp,

@@ -119,7 +119,8 @@ class Bench {
     // One benchmark user opens up to max(concurrency, idle tunnels) tunnels at once: lift the
     // bridge's per-user cap (default 50) so the workload, not a policy, is measured. The mock
     // Gitalys also serve the bidi SSHUploadPack (beside the sidechannel) for the stream contenders.
-    this.stackEnv = { BRIDGE_MAX_TUNNELS_PER_USER: '0', GITALY_LEGACY_UPLOAD_PACK: 'true' };
+    // No Geo secondary: its replication of every benchmark push would load the machine meanwhile.
+    this.stackEnv = { BRIDGE_MAX_TUNNELS_PER_USER: '0', GITALY_LEGACY_UPLOAD_PACK: 'true', STACK_GEO: 'off' };
     if (opts.profile) {
       this.stackEnv.NODE_OPTIONS = `--import=${pathToFileURL(join(ROOT, 'dist', 'bench', 'cpu-profiler.js')).href}`;
       this.stackEnv.BENCH_PROFILE_DIR = this.profileDir;

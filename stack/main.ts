@@ -1,5 +1,5 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { ConfigError, int, loadConfig, str } from '../lib/config.js';
+import { ConfigError, int, loadConfig, oneOf, str } from '../lib/config.js';
 import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js';
 import { demoTopology } from './demo-topology.js';
 import { ensureGeoSecrets, ensureReplicas, GEO_SITE, geoSites } from './geo-plan.js';
@@ -39,11 +39,12 @@ async function addressInUseMessage(err: AddressInUseError, offset: number): Prom
  * its own process, writes <data>/stack.json and prints how to clone. SIGINT/SIGTERM stop everything.
  */
 async function main(): Promise<void> {
-  const settings = loadConfig<{ dataDir: string; portOffset: number; logLevel: string }>(
+  const settings = loadConfig<StackSettings>(
     {
       dataDir: { validate: str, default: './var', env: 'STACK_DATA_DIR' },
       portOffset: { validate: int(0, 50_000), default: 0, env: 'STACK_PORT_OFFSET' },
       logLevel: { validate: str, default: 'info', env: 'STACK_LOG_LEVEL' },
+      geo: { validate: oneOf('on', 'off'), default: 'on', env: 'STACK_GEO' },
     },
     { prefix: 'STACK' },
   );
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
       paths,
       ports,
       topology.users.map((u) => u.username),
+      topology.geoSites !== undefined,
     ),
   );
 }
@@ -139,27 +141,39 @@ async function writeStackJson(file: string, contract: Record<string, unknown>): 
   await rename(`${file}.tmp`, file);
 }
 
+interface StackSettings {
+  dataDir: string;
+  portOffset: number;
+  logLevel: string;
+  /** `STACK_GEO`: the Geo secondary of cell_us0 (`geo-plan.ts`) runs (`on`) or not (`off`). */
+  geo: 'on' | 'off';
+}
+
 /** Demo data, configs and the service plan under the data folder (kept between runs where it exists). */
-async function prepareStack(settings: { dataDir: string; portOffset: number; logLevel: string }) {
+async function prepareStack(settings: StackSettings) {
   const paths = stackPaths(settings.dataDir);
   const ports = stackPorts(settings.portOffset);
   for (const dir of [paths.root, paths.configDir, paths.logDir]) await mkdir(dir, { recursive: true });
   await rm(paths.stackJson, { force: true });
   const publicKeys = await ensureDemoSecretsAndKeys(paths);
-  await ensureGeoSecrets(paths);
-  const topology = { ...demoTopology(ports, paths, publicKeys, LOCAL_NET), geoSites: geoSites(paths, ports) };
+  const geo = settings.geo === 'on';
+  const topology = demoTopology(ports, paths, publicKeys, LOCAL_NET);
+  if (geo) {
+    await ensureGeoSecrets(paths);
+    topology.geoSites = geoSites(paths, ports);
+  }
   await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
   const repositories = await ensureDemoRepositories(topology);
-  await ensureReplicas(repositories, paths);
+  if (geo) await ensureReplicas(repositories, paths);
   const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
   await writeFile(
     `${paths.root}/known_hosts`,
-    [ports.routerSsh, ports.routerTopologySsh, ports.geoSsh]
+    [ports.routerSsh, ports.routerTopologySsh, ...(geo ? [ports.geoSsh] : [])]
       .map((p) => `[${HOST}]:${p} ${hostKey}\n`)
       .join(''),
   );
   await writeFile(`${paths.root}/gitlab-shell-config.yml`, gitlabShellConfigYml(paths, ports));
-  const planned = planServices(paths, ports, LOCAL_NET, settings.logLevel, { topology: true });
+  const planned = planServices(paths, ports, LOCAL_NET, settings.logLevel, { topology: true, geo });
   for (const p of planned) await writeFile(p.spec.configFile, `${JSON.stringify(p.config, null, 2)}\n`);
   return { paths, ports, topology, repositories, planned };
 }
@@ -175,6 +189,7 @@ function upBanner(
   paths: ReturnType<typeof stackPaths>,
   ports: ReturnType<typeof stackPorts>,
   users: string[],
+  geo: boolean,
 ): string {
   const sshCommand = `ssh -i ${paths.userKey('alice')} -o IdentitiesOnly=yes -o UserKnownHostsFile=${paths.root}/known_hosts`;
   return [
@@ -182,7 +197,9 @@ function upBanner(
     `GitLab Cells demo stack is up. Data: ${paths.root}  Logs: ${paths.logDir}`,
     `Router SSH ${HOST}:${ports.routerSsh}, HTTP http://${HOST}:${ports.routerHttp}; stack.json: ${paths.stackJson}`,
     `Topology router SSH ${HOST}:${ports.routerTopologySsh}, HTTP http://${HOST}:${ports.routerTopologyHttp}; Topology Service gRPC ${HOST}:${ports.topologyGrpc}, REST http://${HOST}:${ports.topologyHttp}`,
-    `Geo secondary of cell_us0 (${GEO_SITE}): SSH ${HOST}:${ports.geoSsh} (pushes go on to the primary)`,
+    ...(geo
+      ? [`Geo secondary of cell_us0 (${GEO_SITE}): SSH ${HOST}:${ports.geoSsh} (pushes go on to the primary)`]
+      : []),
     `gitlab-shell config for this stack: ${paths.root}/gitlab-shell-config.yml`,
     '',
     'Clone as alice (Developer in my-company/my-project, served by cell_eu0):',

@@ -44,14 +44,15 @@ const listenAt = (plan: Plan, port: number, what: string) => ({ address: bindAt(
  * The processes of the demo stack and their config files (see docs/contracts.md): tier 0 the mock
  * Gitalys, the mock cell (and the Topology Service), tier 1 the bridges, tier 2 the router (and the
  * `topology` router). `topology` (the local stack; compose has none of it) adds the Topology
- * Service, the second router and the bridges' shell endpoints.
+ * Service, the second router and the bridges' shell endpoints; `geo` (local only too) the Geo
+ * secondary of cell_us0 (`geo-plan.ts`).
  */
 export function planServices(
   paths: StackPaths,
   ports: StackPorts,
   net: StackNet,
   logLevel: string,
-  opts: { topology?: boolean } = {},
+  opts: { topology?: boolean; geo?: boolean } = {},
 ): PlannedService[] {
   const plan: Plan = { paths, ports, net, logLevel, topology: opts.topology === true };
   return [
@@ -61,7 +62,7 @@ export function planServices(
     ...DEMO_CELLS.map((cell) => planBridge(plan, cell)),
     planRouter(plan),
     ...(plan.topology ? [planRouterTopology(paths, ports, logLevel)] : []),
-    ...(plan.topology ? planGeoServices(paths, ports, logLevel) : []),
+    ...(plan.topology && opts.geo ? planGeoServices(paths, ports, logLevel) : []),
   ];
 }
 
@@ -218,7 +219,7 @@ export function stackJson(
     routerMetrics: `http://${HOST}:${ports.routerMetrics}/metrics`,
     knownHosts: `${paths.root}/known_hosts`,
     ...topologyStackJson(ports),
-    ...geoStackJson(paths, ports),
+    geo: topology.geoSites ? geoStackJson(paths, ports).geo : [],
   };
 }
 

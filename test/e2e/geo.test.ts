@@ -71,10 +71,10 @@ async function eventually(pred: () => Promise<boolean>, ms: number, what: string
   }
 }
 
-const waitReplicated = () =>
+const waitReplicated = (ms = 20_000) =>
   eventually(
     async () => (await refs(replicaRepo())) === (await refs(primaryRepo())),
-    20_000,
+    ms,
     'the replica following the primary',
   );
 
@@ -161,6 +161,8 @@ describe('Geo secondary of cell_us0', () => {
     const { dir, stderr } = await cloneFromSecondary('bob');
     expect(stderr).not.toContain('Geo primary node');
     expect(await refs(join(dir, '.git'))).toContain('refs/remotes/origin/main');
+    // A call would be logged a moment after it ended: give such a line the time to appear.
+    await new Promise((r) => setTimeout(r, 500));
     expect(primaryGitalyCalls()).toBe(before);
   });
 
@@ -209,7 +211,8 @@ describe('Geo secondary of cell_us0', () => {
       expect(fetched.code, fetched.stderr).toBe(0);
       expect(fetched.stderr).toContain(FORWARDED().join('\n'));
       expect((await runOk('git', ['-C', reader, 'rev-parse', 'origin/geo/behind'])).trim()).toBe(sha);
-      expect(primaryGitalyCalls()).toBeGreaterThan(before);
+      // The log line is written once the call has ended, a moment after the client has its pack.
+      await eventually(async () => primaryGitalyCalls() > before, 5_000, 'a call in the primary Gitaly log');
     } finally {
       await replication('POST', { paused: false });
     }
@@ -332,7 +335,7 @@ describe('Geo secondary of cell_us0', () => {
       expect((await replication('GET')).behind).toBe(true);
     });
     // The catch-up timer (10 s) fetches again once the primary answers.
-    await waitReplicated();
+    await waitReplicated(40_000);
     expect(await refs(replicaRepo())).toContain(`${sha} refs/heads/geo/after-outage`);
   }, 90_000);
 });

@@ -91,10 +91,13 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
     notFoundDelayMs: config.notFoundDelayMs,
     topology: routing.rest,
   });
-  const metricsServer = config.metricsListen ? createMetricsServer(metrics) : undefined;
+  /** gitlab-sshd's readiness: serving once every listener is bound, not once shutdown began. */
+  const status = { ready: false };
+  const metricsServer = config.metricsListen ? createMetricsServer(metrics, status) : undefined;
 
   let closing: Promise<void> | undefined;
   const close = async () => {
+    status.ready = false;
     const httpClosed = closeHttp(httpFront);
     await ssh.close(config.shutdownGraceMs);
     httpFront.closeAllConnections();
@@ -116,6 +119,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
         metricsServer && config.metricsListen
           ? await listenHttp(metricsServer, config.metricsListen)
           : undefined;
+      status.ready = !closing;
       return { ssh: sshAddress, http: httpAddress, metrics: metricsAddress };
     },
     close() {
@@ -197,9 +201,21 @@ function topologyResolver(
   });
 }
 
-function createMetricsServer(metrics: RouterMetrics): http.Server {
+/**
+ * `GET /metrics`, and gitlab-sshd's probes: readiness `/start` (200 while serving, 503 before and
+ * during shutdown) and liveness `/health` (200 while the process answers).
+ */
+function createMetricsServer(metrics: RouterMetrics, status: { ready: boolean }): http.Server {
   const registry = createMetricsRegistry(metrics);
   return http.createServer((req, res) => {
+    if (req.url === '/start') {
+      res.writeHead(status.ready ? 200 : 503).end();
+      return;
+    }
+    if (req.url === '/health') {
+      res.writeHead(200).end();
+      return;
+    }
     if (req.url !== '/metrics') {
       res.writeHead(404).end();
       return;

@@ -1,4 +1,4 @@
-import { Counter, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { OUTCOMES, type Outcome } from '../lib/outcome.js';
 
 /** Plain counters the router increments; tests read them directly, Prometheus reads them on scrape. */
@@ -24,6 +24,16 @@ export interface RouterMetrics {
   sshProxyHeaders: number;
   /** Connections closed by the PROXY protocol policy (missing, refused or malformed header). */
   sshProxyRefused: number;
+  /** gitlab-sshd's SLI: every session; errors are the `system` outcomes (policy, client-gone excluded). */
+  sliSshdSessions: number;
+  sliSshdSessionErrors: number;
+  /** gitlab-sshd's SLI: connections that tried to authenticate; errors had a server-side failure. */
+  sliSshdConnections: number;
+  sliSshdConnectionErrors: number;
+  /** SSH connections open right now (`gitlab_shell_sshd_in_flight_connections`). */
+  sshInFlight: { connections: number };
+  /** gitlab-sshd's histograms, with its buckets. */
+  sshHistograms: { sessionDuration: Histogram; sessionEstablished: Histogram };
   /**
    * SSH sessions (one command or welcome each) by how they ended (`lib/outcome.ts`); `system` is
    * the error SLI, as gitlab-shell's `trackError` counts it (policy refusals and cancellations left out).
@@ -58,6 +68,25 @@ export function createMetrics(): RouterMetrics {
     sshStartupsDropped: 0,
     sshProxyHeaders: 0,
     sshProxyRefused: 0,
+    sliSshdSessions: 0,
+    sliSshdSessionErrors: 0,
+    sliSshdConnections: 0,
+    sliSshdConnectionErrors: 0,
+    sshInFlight: { connections: 0 },
+    sshHistograms: {
+      sessionDuration: new Histogram({
+        name: 'gitlab_shell_sshd_session_duration_seconds',
+        help: 'A histogram of latencies for connections to gitlab-shell sshd.',
+        buckets: [5, 30, 60],
+        registers: [],
+      }),
+      sessionEstablished: new Histogram({
+        name: 'gitlab_shell_sshd_session_established_duration_seconds',
+        help: 'A histogram of latencies until session established to gitlab-shell sshd.',
+        buckets: [0.5, 1, 5],
+        registers: [],
+      }),
+    },
     sshSessions: { ok: 0, policy: 0, 'client-gone': 0, system: 0 },
     httpRequests: 0,
     httpRuleRouted: 0,
@@ -105,6 +134,22 @@ const DESCRIPTIONS: Record<PlainCounter, [string, string]> = {
     'gitlab_cells_router_ssh_proxy_refused_total',
     'SSH connections closed by the PROXY protocol policy',
   ],
+  sliSshdSessions: [
+    'gitlab_sli:shell_sshd_sessions:total',
+    'Number of SSH sessions that have been established',
+  ],
+  sliSshdSessionErrors: [
+    'gitlab_sli:shell_sshd_sessions:errors_total',
+    'Number of SSH sessions that have failed',
+  ],
+  sliSshdConnections: [
+    'gitlab_sli:shell_sshd_connections:total',
+    'Number of SSH connections that reached authentication',
+  ],
+  sliSshdConnectionErrors: [
+    'gitlab_sli:shell_sshd_connections:errors_total',
+    'Number of SSH connections that failed due to a server-side error',
+  ],
   httpRequests: ['gitlab_cells_router_http_requests_total', 'HTTP requests received by the HTTP front'],
   httpRuleRouted: [
     'gitlab_cells_router_http_rule_routed_total',
@@ -147,6 +192,16 @@ export function createMetricsRegistry(metrics: RouterMetrics): Registry {
       },
     });
   }
+  new Gauge({
+    name: 'gitlab_shell_sshd_in_flight_connections',
+    help: 'A gauge of connections currently being served by gitlab-shell sshd.',
+    registers: [registry],
+    collect() {
+      this.set(metrics.sshInFlight.connections);
+    },
+  });
+  registry.registerMetric(metrics.sshHistograms.sessionDuration);
+  registry.registerMetric(metrics.sshHistograms.sessionEstablished);
   new Counter({
     name: 'gitlab_cells_router_ssh_sessions_total',
     help: 'SSH sessions by outcome (ok, policy, client-gone, system); system ones count against the error SLI',

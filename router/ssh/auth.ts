@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import ssh2, { type AuthContext } from 'ssh2';
+import { isAppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ShellActor } from '../cells/actor.js';
 import type { InternalApi, KeyRecord } from '../cells/internal-api.js';
@@ -22,6 +23,9 @@ export interface AuthState {
   /** Set once a key (or a certificate) was accepted with a valid signature. */
   actor: ShellActor | undefined;
   username: string | undefined;
+  /** gitlab-sshd's connection SLI: an authentication was tried; the last try failed on our side. */
+  authAttempted: boolean;
+  serverError: boolean;
   /** Lookups by key blob, so the two phases cost one internal API call. */
   lookups: Map<string, Promise<KeyRecord | undefined>>;
 }
@@ -37,6 +41,7 @@ export function authenticate(
     ctx.reject(['publickey']);
     return;
   }
+  state.authAttempted = true;
   if (ctx.key.algo.endsWith(CERT_SUFFIX)) {
     authenticateCertificate(ctx, state, trustedCas, metrics);
     return;
@@ -49,6 +54,7 @@ export function authenticate(
   }
   lookup.then(
     (record) => {
+      state.serverError = false;
       if (!record || (record.key !== undefined && !sameKeyBlob(record.key, blob))) {
         metrics.sshAuthFailures++;
         state.log.info({ key_type: ctx.key.algo }, 'public key not known to GitLab');
@@ -71,6 +77,7 @@ export function authenticate(
     },
     (err: unknown) => {
       metrics.sshAuthFailures++;
+      state.serverError = isAppError(err) ? err.system : true;
       state.lookups.delete(blob);
       state.log.warn({ err }, 'public key lookup failed');
       ctx.reject(['publickey']);

@@ -106,7 +106,9 @@ export class SshListener {
       socket.destroy();
     }, this.opts.loginGraceMs);
     const key = `${rawIp}:${peerPort}`;
+    this.metrics.sshInFlight.connections++;
     socket.once('close', () => {
+      this.metrics.sshInFlight.connections--;
       clearTimeout(grace);
       verdict.release();
       this.sockets.delete(key);

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import ssh2, { type Connection } from 'ssh2';
+import ssh2, { type Connection, type Session } from 'ssh2';
 import type { Logger } from '../../lib/logger.js';
 import { actorLog } from '../cells/actor.js';
 import type { Listen } from '../config.js';
 import { coalesceWrites, SSH_ALGORITHMS, tuneSsh2PacketPath } from './algorithms.js';
 import { type AuthState, authenticate } from './auth.js';
 import type { TrustedCas } from './cert-auth.js';
-import { type ListenerOptions, SshListener } from './listener.js';
+import { type AcceptedSocket, type ListenerOptions, SshListener } from './listener.js';
 import { handleSession, type RunningSession, type SessionDeps } from './session.js';
 
 const { Server } = ssh2;
@@ -41,7 +41,14 @@ export const TOO_MANY_SESSIONS = 'too many concurrent sessions';
 
 interface ConnectionEntry {
   client: Connection;
+  raw: AcceptedSocket;
+  state: AuthState;
+  /** The connection's logger; after authentication it names the user. */
+  log: Logger;
   sessions: Set<RunningSession>;
+  /** stdout bytes of its sessions (gitlab-sshd `written_bytes`). */
+  writtenBytes: number;
+  started: number;
   /** Session channels accepted and not yet closed (the concurrent sessions limit). */
   openChannels: number;
   closed: Promise<void>;
@@ -94,9 +101,8 @@ export class SshFront {
       client.end();
       return;
     }
-    const connId = this.nextConnId++;
     const log = this.log.child({
-      conn_id: connId,
+      conn_id: this.nextConnId++,
       remote_ip: raw.clientIp,
       remote_port: raw.clientPort,
       ...(raw.proxyIp ? { proxy_ip: raw.proxyIp } : {}),
@@ -105,64 +111,94 @@ export class SshFront {
     const closed = new Promise<void>((resolve) => {
       markClosed = resolve;
     });
-    const entry: ConnectionEntry = { client, sessions: new Set(), openChannels: 0, closed };
-    this.connections.add(entry);
-    this.deps.metrics.sshConnections++;
     const state: AuthState = {
       log,
       remoteIp: raw.clientIp,
       requestId: randomUUID(),
       actor: undefined,
       username: undefined,
+      authAttempted: false,
+      serverError: false,
       lookups: new Map(),
     };
-    let connLog = log;
+    const entry: ConnectionEntry = {
+      client,
+      raw,
+      state,
+      log,
+      sessions: new Set(),
+      openChannels: 0,
+      writtenBytes: 0,
+      started: Date.now(),
+      closed,
+    };
+    this.connections.add(entry);
+    this.deps.metrics.sshConnections++;
 
     client.on('authentication', (ctx) =>
       authenticate(ctx, state, this.deps.api, this.deps.metrics, this.opts.trustedCas),
     );
     client.on('ready', () => {
       raw.authenticated();
-      connLog = log.child({ ...(state.actor ? actorLog(state.actor) : {}), user: state.username });
-      connLog.info('authenticated');
+      entry.log = log.child({ ...(state.actor ? actorLog(state.actor) : {}), user: state.username });
+      entry.log.info('authenticated');
     });
-    client.on('session', (accept, reject) => {
-      const actor = state.actor;
-      if (this.closing || actor === undefined) {
-        reject();
-        return;
-      }
-      if (entry.openChannels >= this.opts.maxSessions) {
-        this.deps.metrics.sshConcurrentLimitedSessions++;
-        connLog.info({ max_sessions: this.opts.maxSessions }, TOO_MANY_SESSIONS);
-        rejectResourceShortage(client, reject);
-        return;
-      }
-      const session = accept();
-      entry.openChannels++;
-      session.once('close', () => entry.openChannels--);
-      handleSession(
-        session,
-        {
-          actor,
-          remoteIp: raw.clientIp,
-          log: connLog,
-          transport: raw.socket,
-          track: (s) => {
-            entry.sessions.add(s);
-            return () => entry.sessions.delete(s);
-          },
-        },
-        this.deps,
-      );
-    });
-    client.on('error', (err: Error) => connLog.debug({ err }, 'connection error'));
+    client.on('session', (accept, reject) => this.onSession(entry, accept, reject));
+    client.on('error', (err: Error) => entry.log.debug({ err }, 'connection error'));
     client.on('close', () => {
       markClosed();
       this.connections.delete(entry);
       for (const s of entry.sessions) s.cancel('connection closed');
-      connLog.info('connection closed');
+      this.finished(entry);
     });
+  }
+
+  private onSession(entry: ConnectionEntry, accept: () => Session, reject: () => void): void {
+    const actor = entry.state.actor;
+    if (this.closing || actor === undefined) {
+      reject();
+      return;
+    }
+    if (entry.openChannels >= this.opts.maxSessions) {
+      this.deps.metrics.sshConcurrentLimitedSessions++;
+      entry.log.info({ max_sessions: this.opts.maxSessions }, TOO_MANY_SESSIONS);
+      rejectResourceShortage(entry.client, reject);
+      return;
+    }
+    const session = accept();
+    entry.openChannels++;
+    session.once('close', () => entry.openChannels--);
+    handleSession(
+      session,
+      {
+        actor,
+        remoteIp: entry.raw.clientIp,
+        log: entry.log,
+        transport: entry.raw.socket,
+        track: (s) => {
+          entry.sessions.add(s);
+          return () => entry.sessions.delete(s);
+        },
+        ended: (outcome, writtenBytes) => {
+          entry.writtenBytes += writtenBytes;
+          if (outcome === 'system') entry.state.serverError = true;
+        },
+      },
+      this.deps,
+    );
+  }
+
+  /** gitlab-sshd's connection SLI and its `access: finish` line, once per connection. */
+  private finished(entry: ConnectionEntry): void {
+    const m = this.deps.metrics;
+    if (entry.state.authAttempted) {
+      m.sliSshdConnections++;
+      if (entry.state.serverError) m.sliSshdConnectionErrors++;
+    }
+    entry.log.info(
+      { duration_s: (Date.now() - entry.started) / 1000, written_bytes: entry.writtenBytes },
+      'access: finish',
+    );
   }
 
   /** Graceful shutdown; resolves when every connection is gone. */

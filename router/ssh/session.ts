@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerChannel, Session } from 'ssh2';
 import { isAppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { failureOutcome, type Outcome } from '../../lib/outcome.js';
+import { failureOutcome, isSliFailure, type Outcome } from '../../lib/outcome.js';
 import type { ShellActor } from '../cells/actor.js';
 import type { CommandContext, CommandDeps } from '../commands/context.js';
 import { COMMANDS } from '../commands/index.js';
@@ -29,6 +29,8 @@ export interface SessionOwner {
   transport?: CommandContext['transport'];
   /** Registers a running command so that the connection and shutdown can cancel it. */
   track(session: RunningSession): () => void;
+  /** A command ended: its outcome and the bytes it wrote to stdout (for the connection's totals). */
+  ended(outcome: Outcome, writtenBytes: number): void;
 }
 
 export interface RunningSession {
@@ -37,6 +39,7 @@ export interface RunningSession {
 }
 
 export function handleSession(session: Session, owner: SessionOwner, deps: SessionDeps): void {
+  const opened = Date.now();
   let gitProtocol: string | undefined;
   session.on('env', (accept, reject, info) => {
     if (info.key === 'GIT_PROTOCOL') {
@@ -46,10 +49,10 @@ export function handleSession(session: Session, owner: SessionOwner, deps: Sessi
   });
   session.on('pty', (_accept, reject) => reject?.());
   session.on('shell', (accept) => {
-    run(accept(), '', gitProtocol, owner, deps);
+    run(accept(), '', gitProtocol, owner, deps, opened);
   });
   session.on('exec', (accept, _reject, info) => {
-    run(accept(), info.command, gitProtocol, owner, deps);
+    run(accept(), info.command, gitProtocol, owner, deps, opened);
   });
 }
 
@@ -59,11 +62,14 @@ function run(
   gitProtocol: string | undefined,
   owner: SessionOwner,
   deps: SessionDeps,
+  opened: number,
 ): void {
   const requestId = randomUUID();
   const abort = new AbortController();
   const log = owner.log.child({ request_id: requestId, command: line });
   const started = Date.now();
+  deps.metrics.sshHistograms.sessionEstablished.observe((started - opened) / 1000);
+  const written = countWrites(channel);
   keepWindowResumes(channel);
   channel.on('error', (err: Error) => log.debug({ err }, 'channel error'));
   channel.stderr.on('error', (err: Error) => log.debug({ err }, 'channel stderr error'));
@@ -98,14 +104,38 @@ function run(
       channel.off('close', onClose);
       if (exitStatus >= 0 && !abort.signal.aborted) await finishChannel(channel, exitStatus);
       else channel.close();
-      deps.metrics.sshSessions[outcome]++;
-      log.info({ exit_status: exitStatus, outcome, duration_ms: Date.now() - started }, 'session finished');
+      const ended = Date.now();
+      const m = deps.metrics;
+      m.sshSessions[outcome]++;
+      m.sliSshdSessions++;
+      if (isSliFailure(outcome)) m.sliSshdSessionErrors++;
+      m.sshHistograms.sessionDuration.observe((ended - opened) / 1000);
+      owner.ended(outcome, written());
+      log.info(
+        { exit_status: exitStatus, outcome, duration_ms: ended - started, written_bytes: written() },
+        'session finished',
+      );
     });
   const untrack = owner.track({
     done,
     cancel: (reason) => abort.abort(new Error(reason)),
   });
   done.finally(untrack);
+}
+
+/**
+ * Counts what is written to the channel's stdout (gitlab-sshd's `CountingWriter`) by wrapping the
+ * channel's own `write`, so every writer of stdout is counted without a stream in between.
+ */
+function countWrites(channel: ServerChannel): () => number {
+  let n = 0;
+  const write = channel.write.bind(channel) as (...args: unknown[]) => boolean;
+  channel.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === 'string') n += Buffer.byteLength(chunk);
+    else if (chunk instanceof Uint8Array) n += chunk.byteLength;
+    return write(chunk, ...rest);
+  }) as ServerChannel['write'];
+  return () => n;
 }
 
 /** How a session ended: the SSH exit status (-1: none, the channel is closed) and its outcome. */

@@ -32,7 +32,8 @@ req.on('response', (res) => {
     return;
   }
   res.pipe(process.stdout);
-  res.on('end', () => process.exit(0));
+  // Exit once git has every byte (stdin may stay open: the pack is complete when the answer is).
+  res.on('end', () => process.stdout.write('', () => process.exit(0)));
   res.on('error', () => process.exit(1));
 });
 // upload-pack speaks first: the request must be on its way before git writes anything.

@@ -3,12 +3,15 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtKey } from '../../lib/jwt.js';
+import { createLogger } from '../../lib/logger.js';
 import { CellDirectory } from '../cells/directory.js';
 import { InternalApi } from '../cells/internal-api.js';
 import { loadRouterConfig } from '../config.js';
 import { parseCustomAction } from './custom-action.js';
+import { forwardToPrimary, PrimaryClients } from './forward.js';
 import { SiteLearner } from './site-learner.js';
 
 /** A cell whose `/allowed` answers `answer` (status, headers, JSON body). */
@@ -126,6 +129,88 @@ describe('routing "site"', () => {
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('forward to the primary', () => {
+  const io = () => {
+    const stdin = new PassThrough();
+    const out: Buffer[] = [];
+    const stdout = new PassThrough();
+    stdout.on('data', (c: Buffer) => out.push(c));
+    return { io: { stdin, stdout, stderr: new PassThrough() }, out };
+  };
+  const ctx = (streams: ReturnType<typeof io>['io']) => ({
+    io: streams,
+    gitProtocol: undefined,
+    signal: new AbortController().signal,
+    log: createLogger('router-geo-test', 'silent'),
+  });
+
+  it('posts to <primary_repo>/ssh-receive-pack with request_headers and an empty Git-Protocol; copies the answer', async () => {
+    const seen: Array<{ path?: string; auth?: string; proto?: string }> = [];
+    const primary = http2.createServer((req, res) => {
+      seen.push({
+        path: req.url,
+        auth: req.headers.authorization,
+        proto: req.headers['git-protocol'] as string,
+      });
+      req.resume();
+      res.writeHead(200);
+      res.end('the primary speaks');
+    });
+    await new Promise<void>((resolve) => primary.listen(0, '127.0.0.1', resolve));
+    const clients = new PrimaryClients();
+    try {
+      const port = (primary.address() as AddressInfo).port;
+      const custom = parseCustomAction({
+        ...CUSTOM.payload,
+        data: { ...CUSTOM.payload.data, primary_repo: `http://127.0.0.1:${port}/g/p.git` },
+      });
+      const s = io();
+      s.io.stdin.end();
+      expect(await forwardToPrimary(clients, ctx(s.io), 'git-receive-pack', custom)).toBe(0);
+      expect(Buffer.concat(s.out).toString()).toBe('the primary speaks');
+      expect(seen).toEqual([{ path: '/g/p.git/ssh-receive-pack', auth: 'GL-Geo key:jwt', proto: '' }]);
+      // No fetch switch in this payload: gitlab-shell would fall back to smart HTTP, we refuse.
+      await expect(forwardToPrimary(clients, ctx(io().io), 'git-upload-pack', custom)).rejects.toThrow(
+        /does not allow SSH-over-HTTP/,
+      );
+    } finally {
+      await clients.close();
+      await new Promise((resolve) => primary.close(resolve));
+    }
+  });
+
+  it("turns the primary's refusal (≥ 400) into its text, and an unreachable primary into gitlab-shell's", async () => {
+    const primary = http2.createServer((req, res) => {
+      req.resume();
+      res.writeHead(403, { 'content-type': 'text/plain' });
+      res.end('Cannot push to secondary.');
+    });
+    await new Promise<void>((resolve) => primary.listen(0, '127.0.0.1', resolve));
+    const port = (primary.address() as AddressInfo).port;
+    const custom = parseCustomAction({
+      ...CUSTOM.payload,
+      data: { ...CUSTOM.payload.data, primary_repo: `http://127.0.0.1:${port}/g/p.git` },
+    });
+    const clients = new PrimaryClients();
+    try {
+      await expect(forwardToPrimary(clients, ctx(io().io), 'git-receive-pack', custom)).rejects.toThrow(
+        'Cannot push to secondary.',
+      );
+    } finally {
+      await clients.close();
+      await new Promise((resolve) => primary.close(resolve));
+    }
+    const fresh = new PrimaryClients();
+    try {
+      await expect(forwardToPrimary(fresh, ctx(io().io), 'git-receive-pack', custom)).rejects.toThrow(
+        'Remote repository is unavailable',
+      );
+    } finally {
+      await fresh.close();
     }
   });
 });

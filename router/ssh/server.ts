@@ -144,7 +144,15 @@ export class SshFront {
       entry.log.info('authenticated');
     });
     client.on('session', (accept, reject) => this.onSession(entry, accept, reject));
-    client.on('error', (err: Error) => entry.log.debug({ err }, 'connection error'));
+    client.on('error', (err: Error & { level?: string }) => {
+      if (err.level !== 'client-timeout') return entry.log.debug({ err }, 'connection error');
+      // keepaliveCountMax keepalives unanswered: the client is gone, whether or not it reads our FIN.
+      entry.log.info(
+        { keepalive_count_max: this.opts.keepaliveCountMax },
+        'keepalive timeout, disconnecting',
+      );
+      raw.socket.destroy();
+    });
     client.on('close', () => {
       markClosed();
       this.connections.delete(entry);

@@ -202,3 +202,28 @@ describe('unauthenticated connections cap (MaxStartups)', () => {
     expect(again.code).toBe(0);
   });
 });
+
+describe('keepalives', () => {
+  it('drops a connection whose client stopped answering keepalive@openssh.com', async () => {
+    stack = await startTestStack({ keepaliveIntervalMs: 200, keepaliveCountMax: 2 });
+    const s = stack;
+    const client = new ssh2.Client();
+    cleanups.push(() => client.end());
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', () => resolve()).once('error', reject);
+      client.connect({
+        host: '127.0.0.1',
+        port: s.sshPort,
+        username: 'git',
+        privateKey: readFileSync(s.alice.privateKey),
+      });
+    });
+    client.on('error', () => undefined);
+    expect(s.router.metrics.sshInFlight.connections).toBe(1);
+    // A frozen client: nothing it receives is read, so no keepalive is ever answered.
+    (client as unknown as { _sock: Socket })._sock.pause();
+    const frozen = Date.now();
+    await waitUntil(() => s.router.metrics.sshInFlight.connections === 0, 10_000, 'the connection dropped');
+    expect(Date.now() - frozen).toBeGreaterThanOrEqual(300);
+  });
+});

@@ -5,8 +5,16 @@ import type { GitCommand } from './git-command.js';
 export const KILL_GRACE_MS = 1000;
 
 /**
+ * How long git gets to end by itself on the EOF of its stdin before SIGTERM. A receive-pack that
+ * sees its input end removes its quarantine (`objects/tmp_objdir-incoming-*`); one that is signalled
+ * while unpack-objects or index-pack writes into it leaves the quarantine behind.
+ */
+export const EOF_GRACE_MS = 500;
+
+/**
  * A spawned command in its own process group, so killing it also reaches what it started
- * (pack-objects, hooks): SIGTERM to the group, then SIGKILL after a grace period.
+ * (pack-objects, hooks): EOF on its stdin, SIGTERM to the group if it still runs after
+ * `EOF_GRACE_MS`, then SIGKILL after `KILL_GRACE_MS`.
  */
 export class GitProcess {
   readonly child: ChildProcessWithoutNullStreams;
@@ -23,8 +31,11 @@ export class GitProcess {
 
   kill(): void {
     if (this.killTimer) return;
-    this.signal('SIGTERM');
-    this.killTimer = setTimeout(() => this.signal('SIGKILL'), KILL_GRACE_MS);
+    this.child.stdin.end();
+    this.killTimer = setTimeout(() => {
+      this.signal('SIGTERM');
+      this.killTimer = setTimeout(() => this.signal('SIGKILL'), KILL_GRACE_MS);
+    }, EOF_GRACE_MS);
   }
 
   private signal(signal: NodeJS.Signals): void {

@@ -40,6 +40,8 @@ export interface CallContext {
   /** Aborts the call (client gone, shutdown). */
   signal?: AbortSignal;
   log?: Logger;
+  /** When the whole lookup must be over (ms since the epoch); each call gets what is left of it. */
+  deadline?: number;
 }
 
 export interface KeyRecord {
@@ -110,7 +112,7 @@ export class InternalApi {
     const path = `/authorized_keys?key=${encodeURIComponent(blobBase64)}`;
     const answer = this.keyCell
       ? await this.call(await this.keyCell(blobBase64, ctx), 'GET', path, undefined, ctx)
-      : await this.onAnyCell(ctx, (cell) => this.call(cell, 'GET', path, undefined, ctx));
+      : await this.onAnyCell(ctx, (cell, shared) => this.call(cell, 'GET', path, undefined, shared));
     if (answer.status === 404) return undefined;
     const body = parseJsonObject<AuthorizedKeyJson>(answer, 'authorized_keys');
     if (typeof body.id !== 'number' || !Number.isSafeInteger(body.id)) {
@@ -121,8 +123,8 @@ export class InternalApi {
 
   /** `GET /discover?key_id=<id>`: who owns the key (for the welcome message). */
   async discover(keyId: string, ctx: CallContext): Promise<DiscoverAnswer> {
-    const answer = await this.onAnyCell(ctx, (cell) =>
-      this.call(cell, 'GET', `/discover?key_id=${encodeURIComponent(keyId)}`, undefined, ctx),
+    const answer = await this.onAnyCell(ctx, (cell, shared) =>
+      this.call(cell, 'GET', `/discover?key_id=${encodeURIComponent(keyId)}`, undefined, shared),
     );
     // Rails answers `null` for a key it cannot tie to a user: GitLab Shell greets "Anonymous".
     if (answer.status === 200 && answer.text.trim() === 'null') return { username: null };
@@ -193,17 +195,20 @@ export class InternalApi {
 
   /**
    * Tries cells in preference order until one gives a definitive answer (any status below 500);
-   * users and keys are shared by all cells, so any cell may answer.
+   * users and keys are shared by all cells, so any cell may answer. All the tries share one
+   * `internalApiTimeoutMs`: a cell that fails fast leaves the rest of it to the next, a slow one does
+   * not make the user wait once per cell.
    */
   private async onAnyCell(
     ctx: CallContext,
-    fn: (cell: CellConfig) => Promise<RawAnswer>,
+    fn: (cell: CellConfig, ctx: CallContext) => Promise<RawAnswer>,
   ): Promise<RawAnswer> {
     let lastError: unknown;
+    const shared = { ...ctx, deadline: Date.now() + this.timeoutMs };
     for (const cell of this.cells.preferenceOrder()) {
-      if (ctx.signal?.aborted) break;
+      if (ctx.signal?.aborted || (lastError !== undefined && Date.now() >= shared.deadline)) break;
       try {
-        const answer = await fn(cell);
+        const answer = await fn(cell, shared);
         if (answer.status < 500) return answer;
         lastError = errorFromAnswer(answer);
       } catch (err) {
@@ -231,7 +236,8 @@ export class InternalApi {
     if (ctx.signal?.aborted) throw RouterError.cancelled('cancelled');
     let call: UpstreamCall | undefined;
     const abort = () => call?.cancel();
-    const timer = setTimeout(abort, this.timeoutMs);
+    const timeoutMs = ctx.deadline === undefined ? this.timeoutMs : Math.max(1, ctx.deadline - Date.now());
+    const timer = setTimeout(abort, Math.min(this.timeoutMs, timeoutMs));
     ctx.signal?.addEventListener('abort', abort, { once: true });
     try {
       call = await this.cells

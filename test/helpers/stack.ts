@@ -73,10 +73,16 @@ export interface StackProcess {
  * Spawns the stack's main process on `dataDir` with port offset `offset`, detached in its own
  * process group (ended by `killGroup(pgid)` or, at the latest, when this test process exits).
  */
-export function spawnStack(opts: { dataDir: string; offset: number; logLevel?: string }): StackProcess {
+export function spawnStack(opts: {
+  dataDir: string;
+  offset: number;
+  logLevel?: string;
+  env?: Record<string, string>;
+}): StackProcess {
   const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'stack', 'main.js')], {
     env: {
       ...process.env,
+      ...opts.env,
       STACK_DATA_DIR: opts.dataDir,
       STACK_PORT_OFFSET: String(opts.offset),
       STACK_LOG_LEVEL: opts.logLevel ?? 'info',
@@ -111,6 +117,8 @@ export class StackStartError extends Error {
 
 export interface StartStackOptions {
   logLevel?: string;
+  /** Extra environment of the stack's main process and so of every service (e.g. `BRIDGE_*` settings). */
+  env?: Record<string, string>;
   timeoutMs?: number;
   /** The port offset of each attempt; default: a random one whose ports are all free now. */
   pickOffset?: (attempt: number) => Promise<number>;
@@ -139,7 +147,7 @@ export async function startStack(opts: StartStackOptions = {}): Promise<RunningS
 async function startStackOnce(offset: number, opts: StartStackOptions): Promise<RunningStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cells-stack-'));
   const home = join(dataDir, 'home');
-  const proc = spawnStack({ dataDir, offset, logLevel: opts.logLevel });
+  const proc = spawnStack({ dataDir, offset, logLevel: opts.logLevel, env: opts.env });
   const { child, pgid } = proc;
   const stackJsonPath = join(dataDir, 'stack.json');
   const deadline = Date.now() + (opts.timeoutMs ?? 180_000);

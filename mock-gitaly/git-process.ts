@@ -31,7 +31,8 @@ export class GitProcess {
 
   kill(): void {
     if (this.killTimer) return;
-    this.child.stdin.end();
+    // Closed, not ended: what is still queued for git is dropped, so git sees the EOF now.
+    this.child.stdin.destroy();
     this.killTimer = setTimeout(() => {
       this.signal('SIGTERM');
       this.killTimer = setTimeout(() => this.signal('SIGKILL'), KILL_GRACE_MS);

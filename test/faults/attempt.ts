@@ -52,6 +52,7 @@ export async function runAttempt(
   fault: Fault,
   repeat: number,
   offsetMs: number,
+  baselineMs: number,
 ): Promise<Attempt> {
   const tag = `${op.id}-${fault.id}-${repeat}`;
   const ctx: FaultContext = { world, op, notes: [] };
@@ -77,7 +78,10 @@ export async function runAttempt(
   const exit = (await exitWithin(run, HUNG_MS)) ?? (await forceEnd(run, failures));
   const exitMs = exit.at - faultAt;
   const stderr = run.stderr();
-  if (exit.code !== 0 && exitMs > EXIT_BOUND_MS) failures.push(`git exited ${exitMs} ms after the fault`);
+  // A fault in place from the start (e.g. at the hooks) is reached only after the transfer.
+  const boundMs = EXIT_BOUND_MS + (fault.when === 'before' ? baselineMs : 0);
+  if (exit.code !== 0 && exitMs > boundMs)
+    failures.push(`git exited ${exitMs} ms after the fault (bound ${boundMs} ms)`);
   if (fault.expect === 'fail' && exit.code === 0 && landed) failures.push('git succeeded despite the fault');
   if (fault.expect === 'succeed' && exit.code !== 0) failures.push(`git failed: ${userMessage(stderr)}`);
   if (exit.code === 0) {
@@ -95,12 +99,18 @@ export async function runAttempt(
   if (left.length > 0)
     failures.push(`left on the server 2 s after exit: ${left.map((p) => p.cmdline).join(' | ')}`);
   if (bare && exit.code !== 0) {
-    if ((await refsOf(bare)) !== refsBefore) failures.push('the interrupted push changed refs');
+    // A fault after receive-pack updated the ref (the router killed as the report goes out) may
+    // leave the whole push in place: then the ref must be exactly the pushed commit.
+    if ((await refsOf(bare)) !== refsBefore) {
+      const wrong = await op.verify(world, tag);
+      if (wrong) failures.push(`the interrupted push changed refs: ${wrong}`);
+      else ctx.notes.push('the push landed completely although git reported an error');
+    }
     const q = quarantineLeftovers(bare);
     if (q.length > 0) failures.push(`quarantine left behind: ${q.join(', ')}`);
   }
   await fault.heal(ctx);
-  await again(world, op, tag, via, exit.code === 0, failures);
+  await again(world, op, tag, via, failures);
   return {
     op: op.id,
     fault: fault.id,
@@ -121,12 +131,11 @@ async function again(
   op: Operation,
   tag: string,
   via: string | undefined,
-  firstSucceeded: boolean,
   failures: string[],
 ): Promise<void> {
   await removeAttempt(world, tag);
-  // A push that succeeded already made its branch: the identical push would be a no-op, so drop it first.
-  if (firstSucceeded) await op.clean?.(world, tag);
+  // A push that landed already made its branch: the identical push would be a no-op, so drop it first.
+  await op.clean?.(world, tag);
   const run = op.start(world, tag, via);
   const exit = (await exitWithin(run, HUNG_MS)) ?? (await forceEnd(run, failures));
   if (exit.code !== 0) failures.push(`the operation run again failed: ${userMessage(run.stderr())}`);

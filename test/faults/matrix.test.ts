@@ -50,10 +50,10 @@ beforeAll(async () => {
 afterAll(async () => {
   if (attempts.length > 0) {
     const meta = [
-      `Run ${new Date(started).toISOString()}, ${((Date.now() - started) / 60_000).toFixed(1)} min; ${settings.repeats} repeats per cell, seed ${settings.seed}; repository ${settings.repoMiB} MiB of incompressible files (${world.large.packBytes} bytes packed), served by cell_us0 through the router (SSH → HTTP/2 tunnel → bridge → mock Gitaly).`,
+      `Run ${new Date(started).toISOString()}, ${((Date.now() - started) / 60_000).toFixed(1)} min; ${settings.repeats} repeats per mid-transfer cell, ${settings.beforeRepeats} per cell of a fault in place before the operation, seed ${settings.seed}; repository ${settings.repoMiB} MiB of incompressible files (${world.large.packBytes} bytes packed), served by cell_us0 through the router (SSH → HTTP/2 tunnel → bridge → mock Gitaly).`,
       `Undisturbed durations: ${[...baselineMs].map(([id, ms]) => `${id} ${(ms / 1000).toFixed(1)} s`).join(', ')}. Mid-transfer faults land at 15–70 % of that.`,
-      `Stack timeouts: tunnel idle ${TIMEOUTS.tunnelIdleMs / 1000} s, internal API ${TIMEOUTS.internalApiMs / 1000} s, pre-authorization ${TIMEOUTS.preauthMs / 1000} s; exit bound ${EXIT_BOUND_MS / 1000} s after the fault.`,
-      'Reproduce: `npm run test:faults` (`FAULTS_REPEATS`, `FAULTS_REPO_MIB`, `FAULTS_SEED`, `FAULTS_ONLY`, `FAULTS_ROWS`).',
+      `Stack timeouts: tunnel idle ${TIMEOUTS.tunnelIdleMs / 1000} s, internal API ${TIMEOUTS.internalApiMs / 1000} s, pre-authorization ${TIMEOUTS.preauthMs / 1000} s; exit bound ${EXIT_BOUND_MS / 1000} s after the fault (for a fault in place from the start: after the undisturbed duration of the operation).`,
+      'Reproduce: `npm run test:faults` (`FAULTS_REPEATS`, `FAULTS_BEFORE_REPEATS`, `FAULTS_REPO_MIB`, `FAULTS_SEED`, `FAULTS_ONLY`, `FAULTS_ROWS`).',
     ];
     const text = renderMatrix(ops, faults, attempts, meta);
     const file = writeResult(process.env.FAULTS_RESULT_FILE ?? 'faults.md', text);
@@ -68,9 +68,11 @@ for (const fault of faults) {
       if (fault.appliesTo && !fault.appliesTo(op)) continue;
       it(op.label, async () => {
         const mine: Attempt[] = [];
-        for (let repeat = 1; repeat <= settings.repeats; repeat++) {
-          const offsetMs = Math.round((baselineMs.get(op.id) ?? 2_000) * (0.15 + 0.55 * random()));
-          const attempt = await runAttempt(world, op, fault, repeat, offsetMs);
+        const repeats = fault.when === 'mid' ? settings.repeats : settings.beforeRepeats;
+        for (let repeat = 1; repeat <= repeats; repeat++) {
+          const baseline = baselineMs.get(op.id) ?? 2_000;
+          const offsetMs = Math.round(baseline * (0.15 + 0.55 * random()));
+          const attempt = await runAttempt(world, op, fault, repeat, offsetMs, baseline);
           attempts.push(attempt);
           mine.push(attempt);
         }

@@ -26,6 +26,8 @@ export const TIMEOUTS = { tunnelIdleMs: 5_000, internalApiMs: 3_000, preauthMs: 
 /** How many repeats, how large the repository, which rows and columns: `FAULTS_*` variables. */
 export const settings = {
   repeats: Number(process.env.FAULTS_REPEATS ?? 5),
+  /** Repeats of the faults in place before the operation starts (no offset to vary); default `repeats`. */
+  beforeRepeats: Number(process.env.FAULTS_BEFORE_REPEATS ?? process.env.FAULTS_REPEATS ?? 5),
   repoMiB: Number(process.env.FAULTS_REPO_MIB ?? 200),
   only: process.env.FAULTS_ONLY ? new RegExp(process.env.FAULTS_ONLY) : undefined,
   rows: process.env.FAULTS_ROWS ? new RegExp(process.env.FAULTS_ROWS) : undefined,
@@ -152,7 +154,9 @@ export class FaultWorld {
     // Services by their command line too: a restarted one is not in stack.json until it is ready.
     const services = new Set([
       ...Object.values(this.pids()),
-      ...procs.filter((p) => SERVICE_CMDLINE.test(p.cmdline)).map((p) => p.pid),
+      ...procs
+        .filter((p) => SERVICE_CMDLINE.test(p.cmdline) && p.cmdline.includes(this.stack.dataDir))
+        .map((p) => p.pid),
     ]);
     const children = new Set([...services].flatMap((pid) => descendants(pid, procs)).map((p) => p.pid));
     return procs.filter(

@@ -81,3 +81,13 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** Resident set size of `pid` in MiB (VmRSS), undefined when it is gone. */
+export function rssMiB(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -54,7 +54,8 @@ function requestHeaders(call: UploadPackCall): Record<string, string> {
 
 /** Reads a framed tunnel response: counts stdout, fails on a non-zero exit, an error frame or a cut stream. */
 async function readFramed(body: Readable, call: UploadPackCall): Promise<UploadPackResult> {
-  const reader = new FrameReader(checkResponseFrame);
+  // stdout is counted as it arrives, as the router relays it (no frame waited for or joined)
+  const reader = new FrameReader(checkResponseFrame, { streamed: (t) => t === ResponseFrame.stdout });
   let stdoutBytes = 0;
   let stderr = '';
   let exitStatus: number | undefined;

@@ -60,6 +60,22 @@ describe('ssh2 packet path', () => {
   });
 });
 
+describe('packet slabs', () => {
+  it('are per cipher instance (connection and direction), never shared between two', () => {
+    tuneSsh2PacketPath();
+    const a = cipher('aes128-gcm@openssh.com', 16, 12);
+    const b = cipher('aes128-gcm@openssh.com', 16, 12);
+    const [a1, a2, b1] = [a.allocPacket(1000), a.allocPacket(1000), b.allocPacket(1000)];
+    expect(a2.buffer).toBe(a1.buffer);
+    expect(b1.buffer).not.toBe(a1.buffer);
+    // a full-size packet never overlaps the one before it
+    const big = a.allocPacket(32768);
+    expect(big.byteOffset >= a2.byteOffset + a2.length || big.buffer !== a2.buffer).toBe(true);
+    a.free();
+    b.free();
+  });
+});
+
 describe('coalesceWrites', () => {
   it('corks the socket while one read is handled and uncorks it in the same tick', async () => {
     const server = net.createServer();

@@ -59,9 +59,14 @@ interface Ssh2Crypto {
 }
 
 const RANDOM_POOL_BYTES = 64 * 1024;
-const SLAB_BYTES = 1 << 20;
+/**
+ * Per connection and direction: four full-size packets. A slab is freed once all its packets are
+ * written, so a client that stops reading pins its own packets and at most one slab's rest, never
+ * other connections' memory.
+ */
+const SLAB_BYTES = 128 * 1024;
 /** Larger packets get a buffer of their own (ssh2's packets are at most ~35 000 bytes). */
-const SLAB_MAX_PACKET = 64 * 1024;
+const SLAB_MAX_PACKET = 40 * 1024;
 const AUTH_TAG = 16;
 
 /** CSPRNG bytes fetched 64 KiB at a time, each handed out once (packet padding). */
@@ -79,7 +84,7 @@ class RandomPool {
   }
 }
 
-/** Packet buffers cut from 1 MiB slabs (never reused: a slab is freed once all its packets are). */
+/** Packet buffers cut from slabs, in order (never reused: a slab is freed once all its packets are). */
 class PacketSlab {
   private slab: Buffer = Buffer.alloc(0);
   private at = 0;
@@ -96,14 +101,15 @@ class PacketSlab {
   }
 }
 
+/** One pool of padding bytes for the process (bytes are copied out, nothing stays referenced). */
+const random = new RandomPool();
+
 /**
  * ssh2's `allocPacket` of the AEAD ciphers, same layout (RFC 4253 §6: length, padding length,
  * payload, ≥ 4 bytes of random padding to a multiple of `block`, room for the tag) without its
- * per-packet `randomFillSync` call and per-packet buffer allocation.
+ * per-packet `randomFillSync` call and per-packet buffer allocation; `slab` is the cipher's own.
  */
-export function pooledAllocPacket(block: number): (payloadLen: number) => Buffer {
-  const random = new RandomPool();
-  const slab = new PacketSlab();
+function pooledAllocPacket(block: number, slab: PacketSlab): (payloadLen: number) => Buffer {
   return (payloadLen) => {
     let padLen = block - ((1 + payloadLen) & (block - 1));
     if (padLen < 4) padLen += block;
@@ -147,7 +153,15 @@ export function tuneSsh2PacketPath(): void {
     });
     const proto = Object.getPrototypeOf(cipher) as Ssh2Cipher;
     cipher.free();
-    const alloc = pooledAllocPacket(block);
-    proto.allocPacket = (payloadLen: number) => alloc(payloadLen);
+    // one cipher instance per connection and direction: each gets its own slab
+    const allocators = new WeakMap<object, (payloadLen: number) => Buffer>();
+    proto.allocPacket = function allocPacket(this: object, payloadLen: number): Buffer {
+      let alloc = allocators.get(this);
+      if (!alloc) {
+        alloc = pooledAllocPacket(block, new PacketSlab());
+        allocators.set(this, alloc);
+      }
+      return alloc(payloadLen);
+    };
   }
 }

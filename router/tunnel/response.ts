@@ -14,6 +14,7 @@ import type { Readable, Writable } from 'node:stream';
 import { checkResponseFrame, FrameReader, ResponseFrame } from '../../lib/framing.js';
 import { PktLineReader } from '../../lib/pktline.js';
 import { followReadable, waitDrain } from '../../lib/streams.js';
+import { paceYoungGc, YOUNG_GC_PACE_BYTES } from '../../lib/yamux/young-gc.js';
 
 /** What the response said besides its bytes. */
 export interface TunnelOutcome {
@@ -139,6 +140,9 @@ class ResponseRelay {
     const data = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, this.batchBytes);
     this.batch = [];
     this.batchBytes = 0;
+    // HTTP/2 chunks and SSH packets live outside the JS heap: keep V8 from mark-compacting for them
+    // (see lib/yamux/young-gc.ts, the same pacing as the bridge's and mock Gitaly's pack data)
+    paceYoungGc(data.length, YOUNG_GC_PACE_BYTES);
     this.send(this.targets.stdout, data);
   }
 

@@ -13,6 +13,8 @@ export interface RouterMetrics {
   redirects: number;
   /** Classifications that fell back to the legacy cell because learning failed. */
   fallbacks: number;
+  /** git commands a Geo secondary's `300` custom action sent on to the primary. */
+  geoForwards: number;
   sshConnections: number;
   sshAuthFailures: number;
   sshGitCommands: number;
@@ -61,6 +63,7 @@ export function createMetrics(): RouterMetrics {
     learns: 0,
     redirects: 0,
     fallbacks: 0,
+    geoForwards: 0,
     sshConnections: 0,
     sshAuthFailures: 0,
     sshGitCommands: 0,
@@ -115,6 +118,7 @@ const DESCRIPTIONS: Record<PlainCounter, [string, string]> = {
   learns: ['gitlab_cells_router_learn_requests_total', 'Learn calls made to cells'],
   redirects: ['gitlab_cells_router_redirects_total', '421 Misdirected Request answers received from cells'],
   fallbacks: ['gitlab_cells_router_fallbacks_total', 'Classifications that fell back to the legacy cell'],
+  geoForwards: ['gitlab_cells_router_geo_forwards_total', 'git commands forwarded to a Geo primary'],
   sshConnections: ['gitlab_cells_router_ssh_connections_total', 'SSH connections accepted'],
   sshAuthFailures: ['gitlab_cells_router_ssh_auth_failures_total', 'SSH public keys rejected'],
   sshGitCommands: ['gitlab_cells_router_ssh_git_commands_total', 'git commands run over SSH'],

@@ -106,8 +106,10 @@ export async function runGitCommand(
         consolePrinted = true;
         writeStderr(ctx.io, formatInfoMessages(access.consoleMessages));
       }
-      if (access.kind === 'custom-action')
+      if (access.kind === 'custom-action') {
+        deps.metrics.geoForwards++;
         return await forwardToPrimary(deps.primaries, ctx, service, access.custom);
+      }
       log.info({ gl_project_path: access.glProjectPath, gl_id: access.glId }, 'access granted, tunnelling');
       const target: TunnelTarget = {
         cell,

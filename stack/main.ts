@@ -165,11 +165,16 @@ async function prepareStack(settings: StackSettings) {
   await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
   const repositories = await ensureDemoRepositories(topology);
   if (geo) await ensureReplicas(repositories, paths);
-  const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
+  // Every host key of the routers (Ed25519, ECDSA, RSA), so a client may ask for any type.
+  const hostKeys = await Promise.all(
+    paths.hostKeys.map(async (f) =>
+      (await readFile(`${f}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' '),
+    ),
+  );
   await writeFile(
     `${paths.root}/known_hosts`,
     [ports.routerSsh, ports.routerTopologySsh, ...(geo ? [ports.geoSsh] : [])]
-      .map((p) => `[${HOST}]:${p} ${hostKey}\n`)
+      .flatMap((p) => hostKeys.map((k) => `[${HOST}]:${p} ${k}\n`))
       .join(''),
   );
   await writeFile(`${paths.root}/gitlab-shell-config.yml`, gitlabShellConfigYml(paths, ports));

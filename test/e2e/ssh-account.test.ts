@@ -8,8 +8,9 @@ import { run } from '../helpers/run.js';
 import { type RunningStack, startStack } from '../helpers/stack.js';
 
 /**
- * The account commands through the demo stack's router with real OpenSSH: routed to the user's
- * cell (alice's namespace is in cell_eu0), served by the mock cell's internal endpoints.
+ * The demo stack's router as gitlab-sshd with real OpenSSH: every host key type the stack generated
+ * (checked against its known_hosts), and the account commands, routed to the user's cell (alice's
+ * namespace is in cell_eu0) and served by the mock cell's internal endpoints.
  */
 let stack: RunningStack;
 
@@ -21,9 +22,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-function ssh(user: string, command: string, input = '') {
+function ssh(user: string, command: string, input = '', options: string[] = []) {
   const args = stack.sshCommand(user).split(' ').slice(1);
-  return run('ssh', [...args, '-p', String(stack.sshPort), 'git@127.0.0.1', command], {
+  return run('ssh', [...args, ...options, '-p', String(stack.sshPort), 'git@127.0.0.1', command], {
     env: stack.gitEnv(user),
     input,
     timeoutMs: 60_000,
@@ -39,6 +40,17 @@ function logLines(text: string): string[] {
       .filter((l) => l.includes(text)),
   );
 }
+
+describe("the stack's host keys", () => {
+  it.each(['ssh-ed25519', 'ecdsa-sha2-nistp256', 'rsa-sha2-512', 'rsa-sha2-256'])(
+    'serves %s, checked against the known_hosts the stack wrote',
+    async (algorithm) => {
+      const r = await ssh('alice', '', '', ['-o', `HostKeyAlgorithms=${algorithm}`]);
+      expect(r.stdout).toBe('Welcome to GitLab, @alice!\n');
+      expect(r.code).toBe(0);
+    },
+  );
+});
 
 describe('personal_access_token', () => {
   it("mints a routable token on the user's cell that the HTTP front routes back there", async () => {

@@ -85,11 +85,18 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** An answer of the router itself, in GitLab's JSON error shape; a request body is discarded. */
+/**
+ * An answer of the router itself, in GitLab's JSON error shape. A request body is not read to its
+ * end: the connection closes once the answer is out, so a body that never ends costs nothing.
+ */
 function answer(res: ServerResponse, status: number, message: string, requestId: string): void {
+  const withBody = hasBody(res.req) && !res.req.complete;
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': requestId };
+  if (withBody) headers.connection = 'close';
   res.req.resume();
-  res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': requestId });
+  res.writeHead(status, headers);
   res.end(JSON.stringify({ message }));
+  if (withBody) res.once('finish', () => res.req.socket.destroySoon());
 }
 
 /** Milliseconds to hold a `404`: uniform over `[min, max]` (both included); 0 when off. */

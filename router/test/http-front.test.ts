@@ -1,7 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: rules interpolate ${group} in plain strings by design
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRoutableToken } from '../../lib/routable-token.js';
 import { startTestStack, type TestStack } from '../test-support/stack.js';
@@ -188,6 +190,24 @@ describe('public side', () => {
     expect(res.body).toEqual({ message: '404 Not Found' });
     expect([...stack.cells.values()].reduce((n, c) => n + c.requests.length, 0)).toBe(seen);
     expect(stack.router.metrics.httpInternalBlocked).toBe(blocked + 1);
+  });
+
+  it('answers a refused request with a body that never ends at once, then closes its connection', async () => {
+    const socket = net.connect(stack.addresses.http.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    let received = '';
+    socket.on('data', (c: Buffer) => {
+      received += c.toString('latin1');
+    });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write('POST /api/v4/internal/allowed HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+    const timer = setInterval(() => socket.writable && socket.write(`400\r\n${'z'.repeat(0x400)}\r\n`), 5);
+    const outcome = await Promise.race([closed.then(() => 'closed'), sleep(5_000).then(() => 'still open')]);
+    clearInterval(timer);
+    socket.destroy();
+    expect(outcome).toBe('closed');
+    expect(received).toMatch(/^HTTP\/1\.1 404 /);
+    expect(received.toLowerCase()).toContain('connection: close');
   });
 
   it('answers 400 for a path that cannot be percent-decoded', async () => {

@@ -120,13 +120,17 @@ describe('probes and metrics', () => {
   });
 });
 
+const BLOB_BYTES = 18 << 20;
+
 describe('graceful shutdown', () => {
   it('lets a long clone finish within the grace period; /start answers 503 meanwhile', async () => {
     stack = await startTestStack({ metricsListen: '127.0.0.1:0', shutdownGraceMs: 60_000 });
     const s = stack;
-    // ~9 MB of pack that does not compress, read by the client at 3 MB/s: a clone of seconds.
-    await s.addProject('acme/big', 'cell_eu0', { 'blob.txt': randomBytes(9 << 20).toString('base64') });
-    const port = await slowRelay(s.sshPort, 3 << 20);
+    // ~18 MB of pack (base64 of random bytes), read by the client at 6 MB/s: a clone of seconds,
+    // more than every buffer on the way (HTTP/2 and SSH windows, sockets) holds, so git upload-pack
+    // on the cell is still sending when shutdown begins.
+    await s.addProject('acme/big', 'cell_eu0', { 'blob.txt': randomBytes(BLOB_BYTES).toString('base64') });
+    const port = await slowRelay(s.sshPort, 6 << 20);
     const dest = join(mkdtempSync(join(s.dir, 'work-')), 'big');
     const clone = collect(
       gitViaSsh(s.alice.privateKey, port, ['clone', '-q', remoteUrl(port, 'acme/big'), dest]),
@@ -145,7 +149,7 @@ describe('graceful shutdown', () => {
     const result = await clone;
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(readFileSync(join(dest, 'blob.txt')).length).toBe(Math.ceil((9 << 20) / 3) * 4);
+    expect(readFileSync(join(dest, 'blob.txt')).length).toBe(Math.ceil(BLOB_BYTES / 3) * 4);
     await closed;
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(packing()?.exitCode).toBe(0);

@@ -65,11 +65,14 @@ describe('packet slabs', () => {
     tuneSsh2PacketPath();
     const a = cipher('aes128-gcm@openssh.com', 16, 12);
     const b = cipher('aes128-gcm@openssh.com', 16, 12);
-    const [a1, a2, b1] = [a.allocPacket(1000), a.allocPacket(1000), b.allocPacket(1000)];
+    const [a1, a2, b1] = [a.allocPacket(8000), a.allocPacket(8000), b.allocPacket(8000)];
     expect(a2.buffer).toBe(a1.buffer);
+    expect(a2.buffer.byteLength).toBe(128 * 1024);
     expect(b1.buffer).not.toBe(a1.buffer);
+    // small packets (handshake, window adjusts) never make a connection take a slab
+    expect(b.allocPacket(100).buffer.byteLength).toBeLessThan(128 * 1024);
     // a full-size packet never overlaps the one before it
-    const big = a.allocPacket(32768);
+    const big = a.allocPacket(32_768);
     expect(big.byteOffset >= a2.byteOffset + a2.length || big.buffer !== a2.buffer).toBe(true);
     a.free();
     b.free();

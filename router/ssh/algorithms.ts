@@ -67,6 +67,11 @@ const RANDOM_POOL_BYTES = 64 * 1024;
 const SLAB_BYTES = 128 * 1024;
 /** Larger packets get a buffer of their own (ssh2's packets are at most ~35 000 bytes). */
 const SLAB_MAX_PACKET = 40 * 1024;
+/**
+ * Smaller ones (handshake, window adjusts, keepalives) come from Node's shared buffer pool, so a
+ * connection that never carries bulk data never gets a slab (idle tunnels stay small).
+ */
+const SLAB_MIN_PACKET = 4 * 1024;
 const AUTH_TAG = 16;
 
 /** CSPRNG bytes fetched 64 KiB at a time, each handed out once (packet padding). */
@@ -90,7 +95,7 @@ class PacketSlab {
   private at = 0;
 
   take(bytes: number): Buffer {
-    if (bytes > SLAB_MAX_PACKET) return Buffer.allocUnsafe(bytes);
+    if (bytes < SLAB_MIN_PACKET || bytes > SLAB_MAX_PACKET) return Buffer.allocUnsafe(bytes);
     if (this.at + bytes > this.slab.length) {
       this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
       this.at = 0;

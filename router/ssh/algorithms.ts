@@ -33,8 +33,16 @@ export const SSH_ALGORITHMS: Algorithms = {
     'aes192-ctr',
     'aes256-ctr',
   ],
-  // Only the CTR ciphers use a MAC (GCM authenticates itself); encrypt-then-MAC first.
-  hmac: ['hmac-sha2-256-etm@openssh.com', 'hmac-sha2-512-etm@openssh.com', 'hmac-sha2-256', 'hmac-sha2-512'],
+  // Only the CTR ciphers use a MAC (GCM authenticates itself): ssh2's default set, with SHA-2 and
+  // encrypt-then-MAC first and SHA-1 last (kept for old clients).
+  hmac: [
+    'hmac-sha2-256-etm@openssh.com',
+    'hmac-sha2-512-etm@openssh.com',
+    'hmac-sha2-256',
+    'hmac-sha2-512',
+    'hmac-sha1-etm@openssh.com',
+    'hmac-sha1',
+  ],
 };
 
 /**

@@ -120,7 +120,13 @@ class Bench {
     // bridge's per-user cap (default 50) so the workload, not a policy, is measured. The mock
     // Gitalys also serve the bidi SSHUploadPack (beside the sidechannel) for the stream contenders.
     // No Geo secondary: its replication of every benchmark push would load the machine meanwhile.
-    this.stackEnv = { BRIDGE_MAX_TUNNELS_PER_USER: '0', GITALY_LEGACY_UPLOAD_PACK: 'true', STACK_GEO: 'off' };
+    // The router's startups cap is the private sshd's (`MaxStartups 1000`), whatever its default.
+    this.stackEnv = {
+      BRIDGE_MAX_TUNNELS_PER_USER: '0',
+      GITALY_LEGACY_UPLOAD_PACK: 'true',
+      STACK_GEO: 'off',
+      ROUTER_MAX_STARTUPS: '1000',
+    };
     if (opts.profile) {
       this.stackEnv.NODE_OPTIONS = `--import=${pathToFileURL(join(ROOT, 'dist', 'bench', 'cpu-profiler.js')).href}`;
       this.stackEnv.BENCH_PROFILE_DIR = this.profileDir;

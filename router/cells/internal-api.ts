@@ -5,11 +5,9 @@
  * bodies are the contracts of `lib/contracts/` (`internal-api.ts`, `learn.ts`), which the mock cell
  * produces; every answer is checked field by field before use.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import {
   type AllowedJson,
   type AuthorizedKeyJson,
-  CELL_REDIRECT_HEADER,
   CUSTOM_ACTION_STATUS,
   type CustomActionJson,
   type DiscoverJson,
@@ -31,6 +29,14 @@ import type { CellConfig } from '../config.js';
 import { MisdirectedError, RouterError } from '../errors.js';
 import { type GeoCustomAction, parseCustomAction } from '../geo/custom-action.js';
 import type { CellDirectory } from './directory.js';
+import {
+  errorFromAnswer,
+  messageOf,
+  parseJsonObject,
+  type RawAnswer,
+  redirectHeader,
+  stringOr,
+} from './internal-answer.js';
 import type { UpstreamCall } from './transport.js';
 
 export interface CallContext {
@@ -71,9 +77,6 @@ export type AllowedResult =
   | ({ kind: 'tunnel' } & AllowedAnswer)
   | { kind: 'custom-action'; custom: GeoCustomAction; consoleMessages: string[] };
 
-/** The redirects Go's client would follow; gitlab-shell never follows them on the internal API. */
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
 /**
  * A checked `LearnAnswerJson`. `source` says how it was decided: `routable` and `fixed` answers
  * name the owner of the path; `fallback` means the path does not decide (the legacy cell is named),
@@ -83,12 +86,6 @@ export interface LearnAnswer extends Pick<LearnAnswerJson, 'path' | 'cell' | 'so
   exact: boolean;
   /** Seconds the answer may be cached (`cache_ttl`); 0 = do not cache. */
   cacheTtl: number;
-}
-
-interface RawAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
 }
 
 const MAX_ANSWER_BYTES = 1 << 20;
@@ -256,51 +253,4 @@ export class InternalApi {
       ctx.signal?.removeEventListener('abort', abort);
     }
   }
-}
-
-function stringOr(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function messageOf(answer: RawAnswer): string | undefined {
-  try {
-    return stringOr(asObject(JSON.parse(answer.text))?.message);
-  } catch {
-    return stringOr(answer.text.trim());
-  }
-}
-
-function redirectHeader(headers: IncomingHttpHeaders): string | undefined {
-  const v = headers[CELL_REDIRECT_HEADER.toLowerCase()];
-  return stringOr(Array.isArray(v) ? v[0] : v);
-}
-
-/** GitLab Shell's error mapping: the answer's JSON `message`, else "Internal API error (<code>)". */
-function errorFromAnswer(answer: RawAnswer) {
-  let message: string | undefined;
-  try {
-    message = stringOr(asObject(JSON.parse(answer.text))?.message);
-  } catch {
-    message = undefined;
-  }
-  if (!message) return RouterError.internalApi(`Internal API error (${answer.status})`);
-  return answer.status >= 500 ? RouterError.internalApi(message) : RouterError.accessDenied(message);
-}
-
-function parseJsonObject<T>(answer: RawAnswer, what: string): Unchecked<T> {
-  // 300 is not one of them: it is the custom action, parsed as any answer.
-  if (REDIRECT_STATUSES.has(answer.status)) {
-    const location = answer.headers.location;
-    throw RouterError.internalApi(
-      `Internal API returned redirect (${answer.status}) to ${JSON.stringify((Array.isArray(location) ? location[0] : location) ?? '')}`,
-    );
-  }
-  if (answer.status < 200 || answer.status > 399) throw errorFromAnswer(answer);
-  try {
-    const obj = asObject<T>(JSON.parse(answer.text));
-    if (obj) return obj;
-  } catch {
-    // fall through
-  }
-  throw RouterError.internalApi(`${what} answered a body that is not a JSON object`);
 }

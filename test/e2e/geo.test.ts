@@ -1,19 +1,18 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtKey, signShellJwt } from '../../lib/jwt.js';
-import { projectRoot } from '../../lib/proto.js';
 import { readSecretFile } from '../../lib/secrets.js';
 import { signGeoToken } from '../../mock-cell/geo/token.js';
 import { GEO_SITE, geoPaths } from '../../stack/geo-plan.js';
 import { stackPaths } from '../../stack/layout.js';
+import { commitRandomFiles, GIT_IDENTITY, killPushMidTransfer } from '../helpers/interrupted-push.js';
 import { waitUntil } from '../helpers/poll.js';
-import { gitChildrenOf, listProcesses } from '../helpers/procs.js';
+import { listProcesses } from '../helpers/procs.js';
 import { run, runOk } from '../helpers/run.js';
 import { type RunningStack, startStack } from '../helpers/stack.js';
 
@@ -37,12 +36,7 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-const identity = {
-  GIT_AUTHOR_NAME: 'E2E',
-  GIT_AUTHOR_EMAIL: 'e2e@example.com',
-  GIT_COMMITTER_NAME: 'E2E',
-  GIT_COMMITTER_EMAIL: 'e2e@example.com',
-};
+const identity = GIT_IDENTITY;
 const site = () => {
   const geo = stack.json.geo[0];
   if (!geo) throw new Error('stack.json has no Geo site');
@@ -265,40 +259,8 @@ describe('Geo secondary of cell_us0', () => {
     const primaryBefore = await refs(primaryRepo());
     const replicaBefore = await refs(replicaRepo());
     const { dir } = await cloneFromSecondary('bob');
-    await runOk('git', ['-C', dir, 'checkout', '-q', '-b', 'geo/interrupted']);
-    await mkdir(join(dir, 'big'));
-    for (let i = 0; i < 30; i++) writeFileSync(join(dir, 'big', `r${i}.bin`), randomBytes(1024 * 1024));
-    const env = { ...process.env, ...identity };
-    await runOk('git', ['-C', dir, 'add', 'big'], { env });
-    await runOk('git', ['-C', dir, 'commit', '-q', '-m', 'never lands'], { env });
-    const throttle = join(projectRoot(), 'test', 'helpers', 'throttled-ssh.mjs');
-    const child = spawn('git', ['-C', dir, 'push', '--progress', 'origin', 'geo/interrupted'], {
-      env: {
-        ...stack.gitEnv('bob'),
-        ...identity,
-        GIT_SSH_COMMAND: `${process.execPath} ${throttle} 2097152 ${stack.sshCommand('bob')}`,
-        GIT_SSH_VARIANT: 'ssh',
-      },
-      detached: true,
-    });
-    await new Promise<void>((resolve) => {
-      child.stderr.on('data', (c: Buffer) => {
-        if (/Writing objects: +[1-9]/.test(c.toString())) resolve();
-      });
-      child.once('exit', () => resolve());
-    });
-    expect(child.exitCode).toBeNull();
-    process.kill(-(child.pid as number), 'SIGKILL');
-    await new Promise((r) => child.once('close', r));
-    const gitalyPids = Object.entries(stack.json.pids)
-      .filter(([name]) => name.startsWith('gitaly-'))
-      .map(([, pid]) => pid);
-    await waitUntil(
-      () => gitChildrenOf(gitalyPids).length === 0,
-      10_000,
-      'no git child of a mock Gitaly',
-      100,
-    );
+    await commitRandomFiles(dir, 'geo/interrupted', 30);
+    await killPushMidTransfer(stack, 'bob', dir, 'geo/interrupted', 10_000);
     expect(await refs(primaryRepo())).toBe(primaryBefore);
     expect(await refs(replicaRepo())).toBe(replicaBefore);
   });

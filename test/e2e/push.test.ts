@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -6,10 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtKey, signShellJwt } from '../../lib/jwt.js';
-import { projectRoot } from '../../lib/proto.js';
 import { readSecretFile } from '../../lib/secrets.js';
-import { waitUntil } from '../helpers/poll.js';
-import { gitChildrenOf } from '../helpers/procs.js';
+import { commitRandomFiles, GIT_IDENTITY, killPushMidTransfer } from '../helpers/interrupted-push.js';
 import { run, runOk } from '../helpers/run.js';
 import { type RunningStack, startStack } from '../helpers/stack.js';
 
@@ -26,12 +23,7 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-const identity = {
-  GIT_AUTHOR_NAME: 'E2E',
-  GIT_AUTHOR_EMAIL: 'e2e@example.com',
-  GIT_COMMITTER_NAME: 'E2E',
-  GIT_COMMITTER_EMAIL: 'e2e@example.com',
-};
+const identity = GIT_IDENTITY;
 
 function git(user: string, args: string[], cwd = work, timeoutMs = 120_000) {
   return run('git', args, { cwd, env: { ...stack.gitEnv(user), ...identity }, timeoutMs });
@@ -224,43 +216,8 @@ describe('push through router → bridge → Gitaly with GitLab’s access rules
   it('leaves refs unchanged and no git process behind when the pushing client is killed mid-transfer', async () => {
     const before = await bareRefs('my-company/my-project');
     const dir = await cloneAs('alice', 'my-company/my-project');
-    await runOk('git', ['-C', dir, 'checkout', '-q', '-b', 'interrupted']);
-    await mkdir(join(dir, 'big'));
-    for (let i = 0; i < 40; i++) writeFileSync(join(dir, 'big', `r${i}.bin`), randomBytes(1024 * 1024));
-    await runOk('git', ['-C', dir, 'add', 'big'], { env: { ...process.env, ...identity } });
-    await runOk('git', ['-C', dir, 'commit', '-q', '-m', 'never lands'], {
-      env: { ...process.env, ...identity },
-    });
-    // The client's upload is throttled to 2 MiB/s so the kill lands in the middle of the pack.
-    const throttle = join(projectRoot(), 'test', 'helpers', 'throttled-ssh.mjs');
-    const env = {
-      ...stack.gitEnv('alice'),
-      ...identity,
-      GIT_SSH_COMMAND: `${process.execPath} ${throttle} 2097152 ${stack.sshCommand('alice')}`,
-      GIT_SSH_VARIANT: 'ssh',
-    };
-    const child = spawn('git', ['-C', dir, 'push', '--progress', 'origin', 'interrupted'], {
-      env,
-      detached: true,
-    });
-    await new Promise<void>((resolve) => {
-      child.stderr.on('data', (c: Buffer) => {
-        if (/Writing objects: +[1-9]/.test(c.toString())) resolve();
-      });
-      child.once('exit', () => resolve());
-    });
-    expect(child.exitCode).toBeNull();
-    process.kill(-(child.pid as number), 'SIGKILL');
-    await new Promise((r) => child.once('close', r));
-    const gitalyPids = Object.entries(stack.json.pids)
-      .filter(([name]) => name.startsWith('gitaly-'))
-      .map(([, pid]) => pid);
-    await waitUntil(
-      () => gitChildrenOf(gitalyPids).length === 0,
-      5_000,
-      'no git child of mock Gitaly left',
-      100,
-    );
+    await commitRandomFiles(dir, 'interrupted', 40);
+    await killPushMidTransfer(stack, 'alice', dir, 'interrupted', 5_000);
     expect(await bareRefs('my-company/my-project')).toBe(before);
   });
 });

@@ -5,16 +5,7 @@
  * cancellation. A command resolves with the SSH exit status; a failure the user should read is
  * thrown as an `AppError` and rendered once, by the session (`ERROR: <message>`, exit 1).
  */
-import type { Readable, Writable } from 'node:stream';
-import type { Logger } from '../../lib/logger.js';
-import type { ShellActor } from '../cells/actor.js';
 import type { GitCommandContext, GitCommandDeps } from '../tunnel/git-command.js';
-
-export interface CommandIO {
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-}
 
 /** Settings of the account commands. */
 export interface AccountSettings {
@@ -27,21 +18,14 @@ export interface CommandDeps extends GitCommandDeps {
   account: AccountSettings;
 }
 
-export interface CommandContext {
-  io: CommandIO;
+/**
+ * The session's plain streams, who the session acts for (the key's id or a certificate's GitLab
+ * username), `GIT_PROTOCOL`, the request's logger and cancellation (the fields the git engine takes),
+ * plus the command's arguments and the router's services.
+ */
+export interface CommandContext extends GitCommandContext {
   /** The words after the command name (`git upload-pack` already folded into `git-upload-pack`). */
   args: readonly string[];
-  /** Who the session acts for: the key's id, or a certificate's GitLab username. */
-  actor: ShellActor;
-  remoteIp: string;
-  requestId: string;
-  /** `GIT_PROTOCOL` as the client sent it in an `env` request. */
-  gitProtocol: string | undefined;
-  log: Logger;
-  /** Aborted when the client leaves or shutdown cancels the session. */
-  signal: AbortSignal;
-  /** The connection's socket, for write coalescing of tunnel output. */
-  transport?: GitCommandContext['transport'];
   deps: CommandDeps;
 }
 

@@ -53,11 +53,14 @@ export interface GitCommandIO {
 
 export interface GitCommandContext {
   io: GitCommandIO;
+  /** Who the session acts for: the key's id, or a certificate's GitLab username. */
   actor: ShellActor;
   remoteIp: string;
   requestId: string;
+  /** `GIT_PROTOCOL` as the client sent it in an `env` request. */
   gitProtocol: string | undefined;
   log: Logger;
+  /** Aborted when the client leaves or shutdown cancels the session. */
   signal: AbortSignal;
   /** The SSH connection's socket, for write coalescing (see RelayTargets.transport). */
   transport?: RelayTargets['transport'];

@@ -19,27 +19,33 @@ export async function makeKeyPair(path: string): Promise<KeyPair> {
   return { privateKey: path, publicKey: `${path}.pub`, blob: pub.split(/\s+/)[1] as string };
 }
 
+export interface SshOptionsExtra {
+  /** Check the router's host key against this known_hosts file (default: no check). */
+  knownHosts?: string;
+  /** `-v` instead of `LogLevel=ERROR`: the negotiation shows on stderr. */
+  verbose?: boolean;
+}
+
 /** OpenSSH client options for talking to the router on loopback with one key and no prompts. */
-export function sshOptions(key: string, port: number): string[] {
+export function sshOptions(key: string, port: number, extra: SshOptionsExtra = {}): string[] {
+  const hostKey = extra.knownHosts
+    ? ['-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${extra.knownHosts}`]
+    : ['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null'];
   return [
+    ...(extra.verbose ? ['-v'] : ['-o', 'LogLevel=ERROR']),
+    '-F',
+    '/dev/null',
     '-i',
     key,
     '-p',
     String(port),
-    '-o',
-    'StrictHostKeyChecking=no',
-    '-o',
-    'UserKnownHostsFile=/dev/null',
+    ...hostKey,
     '-o',
     'IdentitiesOnly=yes',
     '-o',
     'IdentityAgent=none',
     '-o',
     'BatchMode=yes',
-    '-o',
-    'LogLevel=ERROR',
-    '-F',
-    '/dev/null',
   ];
 }
 

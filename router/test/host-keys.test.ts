@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect } from '../test-support/clients.js';
+import { collect, sshOptions } from '../test-support/clients.js';
 import { gitEnv } from '../test-support/git-repos.js';
 import { startTestStack, type TestStack } from '../test-support/stack.js';
 
@@ -62,25 +62,9 @@ describe('host keys', () => {
       const knownHosts = join(keysDir, `known_hosts_${algorithm}`);
       writeFileSync(knownHosts, TYPES.map((t) => `[127.0.0.1]:${stack.sshPort} ${publicBlob(t)}\n`).join(''));
       const args = [
-        '-v',
-        '-F',
-        '/dev/null',
-        '-i',
-        stack.alice.privateKey,
-        '-p',
-        String(stack.sshPort),
-        '-o',
-        'StrictHostKeyChecking=yes',
-        '-o',
-        `UserKnownHostsFile=${knownHosts}`,
+        ...sshOptions(stack.alice.privateKey, stack.sshPort, { knownHosts, verbose: true }),
         '-o',
         `HostKeyAlgorithms=${algorithm}`,
-        '-o',
-        'IdentitiesOnly=yes',
-        '-o',
-        'IdentityAgent=none',
-        '-o',
-        'BatchMode=yes',
         'git@127.0.0.1',
       ];
       const res = await collect(spawn('ssh', args, { env: gitEnv() }));

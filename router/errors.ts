@@ -28,6 +28,27 @@ export const RouterError = {
   cancelled: defineError('ROUTER_ERR_CANCELLED', 499, false),
 } as const;
 
+/**
+ * A command failure carrying more than its message: the exit status (a framed tunnel's own status
+ * may be other than 1) and whether the user has already read the error on stderr (relayed from the
+ * cell). The session renders it without a second `ERROR:` box. Code, status and `system` are those
+ * of the registry error it wraps.
+ */
+export class CommandFailed extends AppError {
+  constructor(
+    error: AppError,
+    readonly exitStatus: number,
+    readonly shown: boolean,
+  ) {
+    super(error.code, error.message, {
+      statusCode: error.statusCode,
+      system: error.system,
+      cause: error.cause,
+    });
+    this.name = 'CommandFailed';
+  }
+}
+
 /** A cell does not own the project: `421 Misdirected Request` with `X-Gitlab-Cell-Redirect`. */
 export class MisdirectedError extends AppError {
   constructor(

@@ -6,6 +6,7 @@ import { failureOutcome, isSliFailure, type Outcome } from '../../lib/outcome.js
 import type { ShellActor } from '../cells/actor.js';
 import type { CommandContext, CommandDeps } from '../commands/context.js';
 import { COMMANDS } from '../commands/index.js';
+import { CommandFailed } from '../errors.js';
 import { finishChannel, keepWindowResumes } from './channel-io.js';
 import { parseCommand } from './command.js';
 import { formatError } from './console.js';
@@ -153,6 +154,7 @@ function failed(err: unknown, signal: AbortSignal, channel: ServerChannel, log: 
   const outcome = failureOutcome(err);
   if (outcome === 'system') log.error({ err }, 'command failed');
   else if (isAppError(err)) log.info({ err: { code: err.code, message: err.message } }, 'command refused');
-  channel.stderr.write(formatError(isAppError(err) ? err.message : 'Internal error'));
-  return { exitStatus: 1, outcome };
+  const shown = err instanceof CommandFailed && err.shown;
+  if (!shown) channel.stderr.write(formatError(isAppError(err) ? err.message : 'Internal error'));
+  return { exitStatus: err instanceof CommandFailed ? err.exitStatus : 1, outcome };
 }

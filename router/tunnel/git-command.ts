@@ -7,6 +7,7 @@ import { actorFields, type ShellActor } from '../cells/actor.js';
 import type { CellDirectory } from '../cells/directory.js';
 import type { CallContext, InternalApi } from '../cells/internal-api.js';
 import {
+  CommandFailed,
   MisdirectedError,
   PROJECT_NOT_FOUND_MESSAGE,
   REMOTE_UNAVAILABLE_MESSAGE,
@@ -16,7 +17,7 @@ import { forwardToPrimary, type PrimaryClients } from '../geo/forward.js';
 import type { RouterMetrics } from '../metrics.js';
 import type { Classifier } from '../routing/classifier.js';
 import type { GitService } from '../ssh/command.js';
-import { formatError, formatInfoMessages } from '../ssh/console.js';
+import { formatInfoMessages } from '../ssh/console.js';
 import { passthrough, pumpInput, UploadPackFilter } from './input.js';
 import { type OpenTunnel, openTunnel, type TunnelEndpoint, type TunnelTarget } from './open.js';
 import {
@@ -189,10 +190,7 @@ class Tunnel {
       if (first.framed && !first.error && first.exitStatus !== undefined && first.exitStatus !== 0) {
         return first.exitStatus;
       }
-      return this.failed(
-        first,
-        'cells routing: receive-pack advertisement: advertisement ended before flush',
-      );
+      throw this.broken(first, 'cells routing: receive-pack advertisement: advertisement ended before flush');
     }
     if (first.framed && (first.error || first.exitStatus !== 0)) return this.exitStatus(first);
 
@@ -236,22 +234,23 @@ class Tunnel {
     else if (!bodyEnded && !t.call.body.writableEnded) t.call.body.end();
   }
 
+  /** The exit status of a complete response; a tunnel that failed throws for the session to render. */
   private exitStatus(outcome: TunnelOutcome): number {
     if (!outcome.framed) return 0;
     if (outcome.error) {
-      this.log.warn({ tunnel_error: outcome.error }, 'tunnel reported an error');
-      if (!outcome.wroteStderr) writeStderr(this.ctx.io, formatError(outcome.error.message));
-      return outcome.exitStatus !== undefined && outcome.exitStatus > 0 ? outcome.exitStatus : 1;
+      const status = outcome.exitStatus !== undefined && outcome.exitStatus > 0 ? outcome.exitStatus : 1;
+      const error = RouterError.tunnelUnavailable(outcome.error.message, outcome.error);
+      throw new CommandFailed(error, status, outcome.wroteStderr);
     }
     if (outcome.exitStatus === undefined)
-      return this.failed(outcome, 'tunnel response ended without an exit status');
+      throw this.broken(outcome, 'tunnel response ended without an exit status');
     return outcome.exitStatus >= 0 ? outcome.exitStatus : 1;
   }
 
-  private failed(outcome: TunnelOutcome, why: string): number {
-    this.log.warn({ outcome }, why);
-    if (!outcome.wroteStderr) writeStderr(this.ctx.io, formatError(REMOTE_UNAVAILABLE_MESSAGE));
-    return 1;
+  /** A response that broke off: "Remote repository is unavailable" unless the cell already said why. */
+  private broken(outcome: TunnelOutcome, why: string): CommandFailed {
+    const error = RouterError.tunnelProtocol(REMOTE_UNAVAILABLE_MESSAGE, new Error(why));
+    return new CommandFailed(error, 1, outcome.wroteStderr);
   }
 }
 

@@ -110,13 +110,14 @@ export async function runAttempt(
     if (q.length > 0) failures.push(`quarantine left behind: ${q.join(', ')}`);
   }
   await fault.heal(ctx);
-  await again(world, op, tag, via, failures);
+  const againMs = await again(world, op, tag, via, failures);
   return {
     op: op.id,
     fault: fault.id,
     repeat,
     offsetMs: fault.when === 'mid' ? offsetMs : undefined,
     landed,
+    againMs,
     exitCode: exit.code,
     exitMs,
     message: exit.code === 0 ? '' : userMessage(stderr),
@@ -132,17 +133,20 @@ async function again(
   tag: string,
   via: string | undefined,
   failures: string[],
-): Promise<void> {
+): Promise<number | undefined> {
   await removeAttempt(world, tag);
   // A push that landed already made its branch: the identical push would be a no-op, so drop it first.
   await op.clean?.(world, tag);
   const run = op.start(world, tag, via);
   const exit = (await exitWithin(run, HUNG_MS)) ?? (await forceEnd(run, failures));
+  let ms: number | undefined;
   if (exit.code !== 0) failures.push(`the operation run again failed: ${userMessage(run.stderr())}`);
   else {
     const wrong = await op.verify(world, tag);
     if (wrong) failures.push(`the operation run again got wrong data: ${wrong}`);
+    else ms = exit.at - run.started;
   }
   await removeAttempt(world, tag);
   await op.clean?.(world, tag);
+  return ms;
 }

@@ -13,6 +13,8 @@ export interface Attempt {
   offsetMs?: number;
   /** False when the operation had ended before a mid-transfer fault could land. */
   landed: boolean;
+  /** How long the undisturbed run after the fault took (ms), when it succeeded. */
+  againMs?: number;
   exitCode: number;
   /** From the fault taking effect to git's exit. */
   exitMs: number;

@@ -6,7 +6,7 @@ import type { GitalySshCall, OutputKind, SshCallResult } from '../lib/gitaly/ind
 import type { Outcome } from '../lib/outcome.js';
 import { BadFrame, BodyTooLarge, IdleTimeout, TunnelTimeout } from './errors.js';
 import type { Exchange } from './exchange.js';
-import { gitalyFailureMessage } from './gitaly-errors.js';
+import { asGrpcGoStatus, gitalyFailureMessage } from './gitaly-errors.js';
 import { OutputBatch } from './output-batch.js';
 import { COMPAT_FAILURE_TEXT, type ResponseEncoder, type TunnelFailure } from './response-encoder.js';
 
@@ -182,8 +182,9 @@ export class TunnelStream {
     return this.ex.writeAll(chunks);
   }
 
-  private onCallEnd(result: SshCallResult): void {
+  private onCallEnd(callResult: SshCallResult): void {
     if (this.state !== 'streaming') return;
+    const result = asGrpcGoStatus(callResult);
     this.output.flush();
     if (result.exitStatus !== undefined) this.lastExit = result.exitStatus;
     if (result.code === GrpcStatus.OK) {

@@ -144,11 +144,18 @@ export class SidechannelSshCall extends EventEmitter implements GitalySshCall {
     this.maybeEnd();
   }
 
+  /**
+   * The sidechannel broke its framing. Cut off inside a packet means the connection to Gitaly went
+   * away under it (Gitaly killed or unreachable mid-pack): `UNAVAILABLE`, as grpc-go reports a lost
+   * transport; any other breach is `INTERNAL`.
+   */
   private protocolFailure(err: unknown): void {
-    const message = err instanceof SidechannelError ? err.message : String(err);
+    const text = err instanceof SidechannelError ? err.message : String(err);
+    const message = text.startsWith('sidechannel: ') ? text : `sidechannel: ${text}`;
+    const cutOff = err instanceof SidechannelError && err.code === 'SIDECHANNEL_UNEXPECTED_EOF';
     this.unary.cancel();
     this.stream?.destroy();
-    this.finish({ code: grpc.status.INTERNAL, details: `sidechannel: ${message}` });
+    this.finish({ code: cutOff ? grpc.status.UNAVAILABLE : grpc.status.INTERNAL, details: message });
   }
 
   private onStatus(err: grpc.ServiceError | null): void {

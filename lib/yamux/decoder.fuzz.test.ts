@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { splitAt } from '../../test/fuzz/budget.js';
 import { FrameDecoder } from './decoder.js';
 import { YamuxError } from './errors.js';
 import { encodeHeader, type FrameHeader, FrameType } from './frame.js';
@@ -68,17 +69,6 @@ function decode(chunks: Buffer[], maxDataLength?: (id: number) => number): Decod
   );
   for (const c of chunks) decoder.push(c);
   return out;
-}
-
-function splitAt(bytes: Buffer, cuts: number[]): Buffer[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let prev = 0;
-  for (const p of [...points, bytes.length]) {
-    chunks.push(bytes.subarray(prev, p));
-    prev = p;
-  }
-  return chunks;
 }
 
 const reference = (frames: Frame[]): Decoded[] =>

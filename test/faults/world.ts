@@ -89,6 +89,9 @@ export class FaultWorld {
     const preload = pathToFileURL(join(projectRoot(), 'test', 'faults', 'rails-faults.mjs')).href;
     const stack = await startStack({
       env: {
+        // No Geo secondary: its replication fetch after every push would be a server-side git process
+        // of another site that the matrix's leftover-process check cannot tell from the operation's own.
+        STACK_GEO: 'off',
         NODE_OPTIONS: `--import=${preload}`,
         FAULTS_CONTROL: control,
         BRIDGE_TUNNEL_IDLE_TIMEOUT_MS: String(TIMEOUTS.tunnelIdleMs),

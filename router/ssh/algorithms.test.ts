@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -199,4 +199,47 @@ describe('ciphers with OpenSSH', () => {
     },
     30_000,
   );
+});
+
+describe('without ssh2’s native binding', () => {
+  it('the tuned packet path keeps the layout of ssh2’s node:crypto ciphers (no room for a tag)', () => {
+    const root = join(import.meta.dirname, '..', '..');
+    const dir = mkdtempSync(join(tmpdir(), 'ssh-nobinding-'));
+    try {
+      // Loads ssh2 as a machine without the compiled binding does (its `require` of it fails).
+      const hide = join(dir, 'hide-binding.cjs');
+      writeFileSync(
+        hide,
+        `const M = require('node:module'); const load = M._load;
+M._load = function (request, ...rest) {
+  if (String(request).includes('sshcrypto.node')) throw new Error('binding hidden');
+  return load.call(this, request, ...rest);
+};`,
+      );
+      const script = `
+const { createRequire } = await import('node:module');
+const crypto = createRequire(${JSON.stringify(join(root, 'package.json'))})('ssh2/lib/protocol/crypto.js');
+const { tuneSsh2PacketPath } = await import(${JSON.stringify(join(root, 'dist', 'router', 'ssh', 'algorithms.js'))});
+const ciphers = ${JSON.stringify(CIPHERS)};
+const lengths = () => ciphers.map(([name, keyLen, ivLen]) => {
+  const c = crypto.createCipher({ outbound: { onWrite: () => {}, cipherInfo: crypto.CIPHER_INFO[name],
+    cipherKey: Buffer.alloc(keyLen), cipherIV: Buffer.alloc(ivLen), seqno: 0 } });
+  const out = [0, 1, 7, 100, 4096, 5000, 32768].map((n) => c.allocPacket(n).length);
+  c.free();
+  return out;
+});
+const before = lengths();
+tuneSsh2PacketPath();
+console.log(JSON.stringify({ binding: crypto.bindingAvailable, before, after: lengths() }));`;
+      const out = execFileSync(process.execPath, ['--require', hide, '--input-type=module', '-e', script], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+      const r = JSON.parse(out) as { binding: boolean; before: number[][]; after: number[][] };
+      expect(r.binding).toBe(false);
+      expect(r.after).toEqual(r.before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -80,7 +80,6 @@ const SLAB_MAX_PACKET = 40 * 1024;
  * connection that never carries bulk data never gets a slab (idle tunnels stay small).
  */
 const SLAB_MIN_PACKET = 4 * 1024;
-const AUTH_TAG = 16;
 
 /** CSPRNG bytes fetched 64 KiB at a time, each handed out once (packet padding). */
 class RandomPool {
@@ -119,20 +118,27 @@ const random = new RandomPool();
 
 /**
  * ssh2's `allocPacket` of the AEAD ciphers, same layout (RFC 4253 §6: length, padding length,
- * payload, ≥ 4 bytes of random padding to a multiple of `block`, room for the tag) without its
- * per-packet `randomFillSync` call and per-packet buffer allocation; `slab` is the cipher's own.
+ * payload, ≥ 4 bytes of random padding to a multiple of `block`, then `tagRoom` bytes: room for the
+ * tag in the native binding's classes, none in the node:crypto ones, which write the tag apart) without
+ * its per-packet `randomFillSync` call and per-packet buffer allocation; `slab` is the cipher's own.
  */
-function pooledAllocPacket(block: number, slab: PacketSlab): (payloadLen: number) => Buffer {
+function pooledAllocPacket(block: number, tagRoom: number, slab: PacketSlab): (payloadLen: number) => Buffer {
   return (payloadLen) => {
-    let padLen = block - ((1 + payloadLen) & (block - 1));
-    if (padLen < 4) padLen += block;
-    const pktLen = 5 + payloadLen + padLen;
-    const packet = slab.take(pktLen + AUTH_TAG);
+    const pktLen = unpaddedLength(block, payloadLen);
+    const padLen = pktLen - 5 - payloadLen;
+    const packet = slab.take(pktLen + tagRoom);
     packet.writeUInt32BE(pktLen - 4, 0);
     packet[4] = padLen;
     random.fill(packet, 5 + payloadLen, padLen);
     return packet;
   };
+}
+
+/** The length of a packet of `payloadLen` bytes with its padding, without anything after it. */
+function unpaddedLength(block: number, payloadLen: number): number {
+  let padLen = block - ((1 + payloadLen) & (block - 1));
+  if (padLen < 4) padLen += block;
+  return 5 + payloadLen + padLen;
 }
 
 /** Cipher name → [padding block, key length, IV length] of the AEAD ciphers whose packet path is replaced. */
@@ -165,13 +171,17 @@ export function tuneSsh2PacketPath(): void {
       },
     });
     const proto = Object.getPrototypeOf(cipher) as Ssh2Cipher;
+    // The class in use (binding or node:crypto) decides whether its packets carry room for the tag:
+    // measured on ssh2's own allocator, so the pooled one allocates exactly what `encrypt` expects.
+    const tagRoom = cipher.allocPacket(0).length - unpaddedLength(block, 0);
     cipher.free();
+    if (tagRoom < 0) continue;
     // one cipher instance per connection and direction: each gets its own slab
     const allocators = new WeakMap<object, (payloadLen: number) => Buffer>();
     proto.allocPacket = function allocPacket(this: object, payloadLen: number): Buffer {
       let alloc = allocators.get(this);
       if (!alloc) {
-        alloc = pooledAllocPacket(block, new PacketSlab());
+        alloc = pooledAllocPacket(block, tagRoom, new PacketSlab());
         allocators.set(this, alloc);
       }
       return alloc(payloadLen);

@@ -12,6 +12,11 @@ export const DEMO_CELLS = [
 
 export type DemoCell = (typeof DEMO_CELLS)[number];
 
+/** The demo cells as a router's `cells` setting, each reached at `url(cell)`. */
+export function routerCells(url: (cell: DemoCell) => string) {
+  return DEMO_CELLS.map((c) => ({ id: c.id, name: c.name, legacy: c.legacy, region: c.region, url: url(c) }));
+}
+
 export const HOST = '127.0.0.1';
 
 /**

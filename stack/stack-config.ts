@@ -5,6 +5,7 @@ import {
   DEMO_CELLS,
   type DemoCell,
   HOST,
+  routerCells,
   type StackNet,
   type StackPaths,
   type StackPorts,
@@ -161,13 +162,7 @@ function planRouter(plan: Plan): PlannedService {
       hostKeyFiles: paths.hostKeys,
       shellSecretFile: paths.shellSecret,
       region: 'us',
-      cells: DEMO_CELLS.map((c) => ({
-        id: c.id,
-        name: c.name,
-        legacy: c.legacy,
-        region: c.region,
-        url: `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`,
-      })),
+      cells: routerCells((c) => `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`),
       logLevel: plan.logLevel,
     },
   };

@@ -1,5 +1,5 @@
 import type { StackJson } from '../lib/contracts/stack.js';
-import { DEMO_CELLS, type DemoCell, HOST, type StackPaths, type StackPorts } from './layout.js';
+import { DEMO_CELLS, type DemoCell, HOST, routerCells, type StackPaths, type StackPorts } from './layout.js';
 import type { PlannedService } from './stack-config.js';
 
 /**
@@ -73,13 +73,7 @@ export function planRouterTopology(paths: StackPaths, ports: StackPorts, logLeve
       hostKeyFiles: paths.hostKeys,
       shellSecretFile: paths.shellSecret,
       region: 'us',
-      cells: DEMO_CELLS.map((c) => ({
-        id: c.id,
-        name: c.name,
-        legacy: c.legacy,
-        region: c.region,
-        url: shellEndpoint(ports, c),
-      })),
+      cells: routerCells((c) => shellEndpoint(ports, c)),
       routing: 'topology',
       topologyServiceAddress: ts.grpc,
       topologyServiceUrl: ts.http,

@@ -1,3 +1,4 @@
+import type * as http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { loadSshService } from '../lib/proto.js';
 import type { YamuxSession } from '../lib/yamux/index.js';
@@ -17,11 +18,47 @@ const SERVER_OPTIONS: grpc.ServerOptions = {
   'grpc.http2.min_ping_interval_without_data_ms': 10_000,
 };
 
+/**
+ * HTTP/2 receive windows of every server connection: per stream and for the connection. Node's and
+ * grpc-js's default is 64 KiB for both, so a push (the client's `stdin` messages) had at most 64 KiB in
+ * flight per round trip through both event loops and yamux. Gitaly's grpc-go grows its windows by
+ * BDP estimation up to 16 MiB; these fixed ones stand for that. A call paused by git's full stdin
+ * still stops its sender once the stream window is used up.
+ */
+export const RECEIVE_STREAM_WINDOW = 2 * 1024 * 1024;
+export const RECEIVE_CONNECTION_WINDOW = 16 * 1024 * 1024;
+
+interface Http2ServerFactory {
+  createHttp2Server?: (credentials: grpc.ServerCredentials) => http2.Http2Server;
+  commonServerOptions?: http2.ServerOptions;
+}
+
+/**
+ * grpc-js has no server option for its receive windows: the stream window goes into the HTTP/2
+ * settings it creates each connection's server with, the connection window is set on each session.
+ * Both through grpc-js internals (1.14); without them the defaults stay and only speed suffers.
+ */
+export function widenReceiveWindows(server: grpc.Server): void {
+  const internals = server as unknown as Http2ServerFactory;
+  const create = internals.createHttp2Server;
+  const common = internals.commonServerOptions;
+  if (typeof create !== 'function' || common === undefined) return;
+  common.settings = { ...common.settings, initialWindowSize: RECEIVE_STREAM_WINDOW };
+  internals.createHttp2Server = (credentials) => {
+    const h2 = create.call(server, credentials);
+    h2.on('session', (session: http2.ServerHttp2Session) =>
+      session.setLocalWindowSize(RECEIVE_CONNECTION_WINDOW),
+    );
+    return h2;
+  };
+}
+
 /** Makes grpc-js servers serving the SSH service; with a session, its RPCs can open sidechannels on it. */
 export function sshServerFactory(ctx: ServiceContext): (session?: YamuxSession) => grpc.Server {
   const service = loadSshService().service;
   return (session?: YamuxSession) => {
     const server = new grpc.Server(SERVER_OPTIONS);
+    widenReceiveWindows(server);
     server.addService(service, sshServiceImplementation(ctx, session));
     return server;
   };

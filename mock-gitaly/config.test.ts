@@ -52,8 +52,22 @@ describe('loadGitalyConfig', () => {
       eagerBackchannel: false,
       sidechannelHandshakeTimeoutMs: 5000,
       sidechannelWrongId: false,
+      quarantineSweep: true,
+      quarantineSweepIntervalMs: 600_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('takes the quarantine sweep settings and refuses an interval under 1 s', () => {
+    const { file } = base();
+    const config = loadGitalyConfig(file, {
+      GITALY_QUARANTINE_SWEEP: 'false',
+      GITALY_QUARANTINE_SWEEP_INTERVAL_MS: '5000',
+    });
+    expect(config).toMatchObject({ quarantineSweep: false, quarantineSweepIntervalMs: 5000 });
+    expect(configError(() => loadGitalyConfig({ ...file, quarantineSweepIntervalMs: 999 }, {}))).toMatch(
+      /quarantineSweepIntervalMs .*must be an integer between 1000 /,
+    );
   });
 
   it('takes GITALY_* overrides, storages as JSON', () => {

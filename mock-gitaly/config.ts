@@ -46,6 +46,10 @@ export interface GitalySettings {
   sidechannelHandshakeTimeoutMs: number;
   /** Emulation: announce a wrong id on every sidechannel, so the client must refuse it. */
   sidechannelWrongId: boolean;
+  /** Remove receive-pack quarantines no process uses any more: at start, after failed pushes, periodically. */
+  quarantineSweep: boolean;
+  /** Time between two sweeps of every storage. */
+  quarantineSweepIntervalMs: number;
 }
 
 /** Settings plus the token read from `tokenFile`. */
@@ -121,6 +125,8 @@ const schema: Schema<GitalySettings> = {
   eagerBackchannel: { validate: bool, default: false },
   sidechannelHandshakeTimeoutMs: { validate: int(1), default: 5000 },
   sidechannelWrongId: { validate: bool, default: false },
+  quarantineSweep: { validate: bool, default: true },
+  quarantineSweepIntervalMs: { validate: int(1000), default: 600_000 },
 };
 
 /** `listenTls` needs a readable certificate and key; they are pointless without it. */

@@ -6,8 +6,8 @@ export const KILL_GRACE_MS = 1000;
 
 /**
  * How long git gets to end by itself on the EOF of its stdin before SIGTERM. A receive-pack that
- * sees its input end removes its quarantine (`objects/tmp_objdir-incoming-*`); one that is signalled
- * while unpack-objects or index-pack writes into it leaves the quarantine behind.
+ * sees its input end removes its quarantine (`objects/tmp_objdir-incoming-*`); one ended by a signal
+ * leaves it (git >= 2.39 never cleans up from a signal handler; `quarantine.ts` sweeps it).
  */
 export const EOF_GRACE_MS = 500;
 

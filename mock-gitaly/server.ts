@@ -6,6 +6,7 @@ import { GitProcessRegistry, KILL_GRACE_MS } from './git-process.js';
 import { shutdownServers, sshServerFactory } from './grpc-servers.js';
 import { defaultHookProgram, installHooks } from './hooks.js';
 import { type BoundAddresses, Listeners } from './listener.js';
+import { QuarantineSweeper } from './quarantine.js';
 import { RuntimeDir } from './runtime-dir.js';
 import type { ServiceContext } from './ssh-service.js';
 
@@ -45,7 +46,14 @@ export function buildGitalyServer(
   deps: GitalyServerDeps = {},
 ): GitalyServer {
   const processes = new GitProcessRegistry();
-  const ctx: ServiceContext = { config, logger, processes, hooksDir: undefined };
+  const quarantine = config.quarantineSweep
+    ? new QuarantineSweeper({
+        storages: config.storages,
+        logger: logger.child({ component: 'quarantine-sweep' }),
+        intervalMs: config.quarantineSweepIntervalMs,
+      })
+    : undefined;
+  const ctx: ServiceContext = { config, logger, processes, hooksDir: undefined, quarantine };
   const makeServer = sshServerFactory(ctx);
   const plain = makeServer();
   const plainInjector = plain.createConnectionInjector(grpc.ServerCredentials.createInsecure());
@@ -82,9 +90,12 @@ async function installAndListen(parts: Parts, deps: GitalyServerDeps): Promise<B
   try {
     const dir = await runtimeDir.acquire();
     ctx.hooksDir = await installHooks(dir, deps.hookProgram ?? defaultHookProgram());
+    // What a killed predecessor left (its pushes' quarantines), once their processes are gone.
+    ctx.quarantine?.start();
     return await listeners.start();
   } catch (err) {
     listeners.close();
+    await ctx.quarantine?.stop();
     await runtimeDir.removeTemp();
     throw err;
   }
@@ -101,5 +112,6 @@ async function shutdown(parts: Parts, graceMs: number): Promise<void> {
   await processes.drained(KILL_GRACE_MS * 2);
   sessions.closeAll();
   listeners.destroySockets();
+  await parts.ctx.quarantine?.stop();
   await runtimeDir.removeTemp();
 }

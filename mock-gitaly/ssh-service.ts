@@ -16,10 +16,12 @@ import type { GitProcessRegistry } from './git-process.js';
 import {
   type DuplexCall,
   type GitStreamOptions,
+  type GitStreamResult,
   HUNG_UP_STDERR,
   readFirstRequest,
   runGitStream,
 } from './git-stream.js';
+import type { QuarantineSweeper } from './quarantine.js';
 import { resolveRepository } from './repository.js';
 import type { SidechannelSession } from './sidechannel-open.js';
 import { uploadPackWithSidechannel } from './upload-pack-sidechannel.js';
@@ -30,10 +32,17 @@ export interface ServiceContext {
   processes: GitProcessRegistry;
   /** `core.hooksPath` for receive-pack; set when the server starts. */
   hooksDir: string | undefined;
+  /** Removes the quarantine a push killed by a signal leaves behind (unset: `quarantineSweep` off). */
+  quarantine: QuarantineSweeper | undefined;
 }
 
-/** What an RPC contributes to the shared stream plumbing, built from its validated first request. */
-type StreamPlan<Req> = Omit<GitStreamOptions<Req>, 'call' | 'logger' | 'processes'>;
+/**
+ * What an RPC contributes to the shared stream plumbing, built from its validated first request, and
+ * what it does once git is gone.
+ */
+type StreamPlan<Req> = Omit<GitStreamOptions<Req>, 'call' | 'logger' | 'processes'> & {
+  finished?(result: GitStreamResult): void;
+};
 
 function metadataString(metadata: grpc.Metadata, key: string): string | undefined {
   const [value] = metadata.get(key);
@@ -65,7 +74,9 @@ async function serveStream<Req extends { stdin?: Buffer }>(
       return;
     }
     if (first === undefined) throw InvalidArgument('empty request');
-    const result = await runGitStream({ call, logger, processes: ctx.processes, ...plan(first, logger) });
+    const { finished, ...options } = plan(first, logger);
+    const result = await runGitStream({ call, logger, processes: ctx.processes, ...options });
+    finished?.(result);
     logger.info({ ...result, duration_ms: Date.now() - started }, 'rpc finished');
   } catch (err) {
     const e = logRpcFailure(logger, err, started);
@@ -112,6 +123,10 @@ function receivePackPlan(ctx: ServiceContext) {
         code === 128 && stderr === HUNG_UP_STDERR
           ? ClientCanceled('user canceled the push')
           : GitFailed(`cmd wait: exit status ${code}, stderr: ${JSON.stringify(stderr)}`),
+      // A receive-pack ended by a signal leaves its quarantine (git >= 2.39); one that exited removed it.
+      finished: (result) => {
+        if (result.outcome !== 'ok') void ctx.quarantine?.sweepSoon(repoPath);
+      },
     };
   };
 }

@@ -184,22 +184,9 @@ export const FAULTS: Fault[] = [
 
 /**
  * Gaps the matrix found and that are not fixed (yet): reported as failures in the table, but not
- * failing `npm run test:faults`, so CI still catches everything else. Each names its cause.
+ * failing `npm run test:faults`, so CI still catches everything else. Each names its cause. None now.
  */
-export const KNOWN_GAPS: Array<{ op: string; fault: string; failure: RegExp; why: string }> = [
-  {
-    op: 'push',
-    fault: 'gitaly-killed',
-    failure: /^quarantine left behind/,
-    why: 'the mock Gitaly that ran receive-pack is gone (SIGKILL); its git, signalled by the broken pipe while unpacking, leaves `objects/tmp_objdir-incoming-*`, and nothing sweeps it later',
-  },
-  {
-    op: 'push',
-    fault: 'rails-slow-hooks',
-    failure: /^quarantine left behind/,
-    why: 'the bridge ends the tunnel at its idle timeout (5 s here) while the pre-receive hook still waits for Rails; the receive-pack then killed leaves its quarantine',
-  },
-];
+export const KNOWN_GAPS: Array<{ op: string; fault: string; failure: RegExp; why: string }> = [];
 
 /** Whether `failure` of `op` × `fault` is a known gap. */
 export function knownGap(op: string, fault: string, failure: string): boolean {

@@ -78,8 +78,12 @@ export function renderMatrix(ops: Operation[], faults: Fault[], attempts: Attemp
     '',
     '## Failures',
     '',
-    'Known gaps (reported here, not failing the run):',
-    ...KNOWN_GAPS.map((g) => `- ${g.op} × ${g.fault}: ${g.why}.`),
+    ...(KNOWN_GAPS.length === 0
+      ? ['Known gaps: none.']
+      : [
+          'Known gaps (reported here, not failing the run):',
+          ...KNOWN_GAPS.map((g) => `- ${g.op} × ${g.fault}: ${g.why}.`),
+        ]),
     '',
     ...(failures.length === 0
       ? ['None.']

@@ -1,52 +1,30 @@
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { errors as joseErrors, jwtVerify } from 'jose';
+import { type JwtKey, SHELL_ISSUER, WORKHORSE_ISSUER } from './jwt-sign.js';
 
 /**
  * The two HS256 JWTs of GitLab's internal traffic:
  * - shell JWT, header `Gitlab-Shell-Api-Request`: `{iss:"gitlab-shell", iat, exp=iat+60, gl_id?}`;
  * - workhorse JWT, header `Gitlab-Workhorse-Api-Request`: `{iss:"gitlab-workhorse", iat}`.
- * The algorithm is pinned to HS256 when verifying, so `alg: none` or RS256 tokens never pass.
+ * Signing lives in `jwt-sign.ts` (no jose), re-exported here. The algorithm is pinned to HS256 when
+ * verifying, so `alg: none` or RS256 tokens never pass.
  */
-export const SHELL_HEADER = 'gitlab-shell-api-request';
-export const WORKHORSE_HEADER = 'gitlab-workhorse-api-request';
-export const SHELL_ISSUER = 'gitlab-shell';
-export const WORKHORSE_ISSUER = 'gitlab-workhorse';
+export {
+  type JwtKey,
+  jwtKey,
+  SHELL_HEADER,
+  SHELL_ISSUER,
+  SHELL_TTL_SECONDS,
+  signShellJwt,
+  signWorkhorseJwt,
+  WORKHORSE_HEADER,
+  WORKHORSE_ISSUER,
+} from './jwt-sign.js';
 /** Rails decodes the shell JWT with 60 s of leeway. */
 export const SHELL_LEEWAY_SECONDS = 60;
-export const SHELL_TTL_SECONDS = 60;
 /** Rails' API_REQUEST_JWT_VALIDITY default for the workhorse JWT. */
 export const WORKHORSE_VALIDITY_SECONDS = 90;
 
 const ALGORITHMS = ['HS256'];
-
-export type JwtKey = Uint8Array;
-
-/** Turns a secret string into key bytes exactly as GitLab does (whitespace trimmed). */
-export function jwtKey(secret: string): JwtKey {
-  return new TextEncoder().encode(secret.trim());
-}
-
-export async function signShellJwt(
-  key: JwtKey,
-  glId?: string,
-  now = Math.floor(Date.now() / 1000),
-): Promise<string> {
-  const claims: Record<string, string> = {};
-  if (glId) claims.gl_id = glId;
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuer(SHELL_ISSUER)
-    .setIssuedAt(now)
-    .setExpirationTime(now + SHELL_TTL_SECONDS)
-    .sign(key);
-}
-
-export async function signWorkhorseJwt(key: JwtKey, now = Math.floor(Date.now() / 1000)): Promise<string> {
-  return new SignJWT({})
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuer(WORKHORSE_ISSUER)
-    .setIssuedAt(now)
-    .sign(key);
-}
 
 export type JwtFailure =
   | 'missing'

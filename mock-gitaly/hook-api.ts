@@ -1,7 +1,30 @@
-import { jwtKey, SHELL_HEADER, signShellJwt } from '../lib/jwt.js';
+import type { IncomingMessage, RequestOptions } from 'node:http';
+import { jwtKey, SHELL_HEADER, signShellJwt } from '../lib/jwt-sign.js';
 
-/** How long one internal API request of a hook may take. */
+/** How long one internal API request of a hook may stay silent. */
 const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * One request with node:http(s), not fetch: the hooks are a process per push, and the first fetch call
+ * loads undici, 40–90 ms of start-up on this machine.
+ */
+async function request(url: URL, body: Buffer, options: RequestOptions) {
+  const { request: send } =
+    url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = send(url, options, (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 /** A failure whose message is meant for the pushing user (printed as `GitLab: <message>`). */
 export class InternalApiError extends Error {
@@ -36,21 +59,21 @@ export class InternalApi {
   }
 
   private async post(path: string, payload: unknown): Promise<ApiResponse> {
-    const url = `${this.baseUrl.replace(/\/+$/, '')}/api/v4/internal/${path}`;
-    let res: Response;
+    const url = new URL(`${this.baseUrl.replace(/\/+$/, '')}/api/v4/internal/${path}`);
+    let status: number;
     let text: string;
     try {
-      res = await fetch(url, {
+      const body = Buffer.from(JSON.stringify(payload));
+      ({ status, text } = await request(url, body, {
         method: 'POST',
         headers: {
           [SHELL_HEADER]: await signShellJwt(this.key),
           'content-type': 'application/json',
+          'content-length': body.length,
           'user-agent': 'mock-gitaly-hooks',
         },
-        body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-      text = await res.text();
+        timeout: REQUEST_TIMEOUT_MS,
+      }));
     } catch {
       throw new InternalApiError('Internal API unreachable');
     }
@@ -63,7 +86,7 @@ export class InternalApi {
     } catch {
       body = undefined;
     }
-    return { status: res.status, body };
+    return { status, body };
   }
 
   /** Error answers with a JSON `message` carry a reason for the user; others are API errors. */

@@ -158,6 +158,26 @@ describe('pipeFiltered', () => {
     expect(Buffer.concat(sink.received).toString()).toBe('onetwo');
   });
 
+  it('with sinkBufferBytes writes on past the high-water mark and pauses only at that many bytes', async () => {
+    const source = new PassThrough();
+    const sink = new HeldSink();
+    pipeFiltered(source, sink, passthrough, [], 8);
+    for (const piece of ['one', 'two', 'six']) source.write(piece);
+    await tick();
+    expect(source.isPaused()).toBe(true);
+    expect(sink.writableLength).toBe(9);
+    source.write('ten');
+    sink.release();
+    await tick();
+    // 'one' went to _write; 'two' and 'six' were buffered behind it, 'ten' waited in the source.
+    expect(Buffer.concat(sink.received).toString()).toBe('onetwo');
+    sink.release();
+    await tick();
+    sink.release();
+    await tick();
+    expect(Buffer.concat(sink.received).toString()).toBe('onetwosixten');
+  });
+
   it('ends the sink when the filter is done, drops the rest and leaves no drain waiter', async () => {
     const source = new PassThrough();
     const sink = new PassThrough();

@@ -1,7 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { encodePkt, FLUSH_PKT } from '../../lib/pktline.js';
-import { passthrough, pumpInput, UploadPackFilter } from './input.js';
+import { BODY_BUFFER_BYTES, passthrough, pumpInput, UploadPackFilter } from './input.js';
 
 function feed(filter: UploadPackFilter, chunks: Buffer[]) {
   const out: Buffer[] = [];
@@ -88,18 +88,21 @@ class SlowSink extends Writable {
 }
 
 describe('pumpInput', () => {
-  it('pauses the source while the body is full and resumes on drain', async () => {
-    const source = new PassThrough();
+  it('pauses the source once the body holds BODY_BUFFER_BYTES and resumes on drain', async () => {
+    const source = new PassThrough({ highWaterMark: 1 });
     const sink = new SlowSink();
     pumpInput(source, sink, passthrough);
-    source.write(Buffer.from('one'));
-    source.write(Buffer.from('two'));
+    const piece = BODY_BUFFER_BYTES / 4;
+    for (let i = 0; i < 5; i++) source.write(Buffer.alloc(piece, i));
     await new Promise((r) => setImmediate(r));
     expect(source.isPaused()).toBe(true);
-    expect(Buffer.concat(sink.received).toString()).toBe('one');
-    sink.release();
-    await new Promise((r) => setImmediate(r));
-    expect(Buffer.concat(sink.received).toString()).toBe('onetwo');
+    expect(sink.writableLength).toBe(BODY_BUFFER_BYTES);
+    expect(sink.received).toHaveLength(1);
+    for (let i = 0; i < 5; i++) {
+      sink.release();
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(sink.received.map((c) => c[0])).toEqual([0, 1, 2, 3, 4]);
   });
 
   it('writes the initial bytes first and ends the body when stdin ends', async () => {

@@ -67,6 +67,12 @@ export interface InputPump {
   readonly bodyEnded: boolean;
 }
 
+/**
+ * What the request body may hold before the channel is paused (a push's pack): Node's HTTP/2
+ * request streams have a 16 KiB high-water mark, which sent each SSH packet on its own.
+ */
+export const BODY_BUFFER_BYTES = 256 * 1024;
+
 /** `initial`, then the client's stdin, through `filter` into the request body (`lib/streams.ts`). */
 export function pumpInput(
   source: Readable,
@@ -74,7 +80,7 @@ export function pumpInput(
   filter: InputFilter,
   initial: Buffer[] = [],
 ): InputPump {
-  const pipe = pipeFiltered(source, sink, filter, initial);
+  const pipe = pipeFiltered(source, sink, filter, initial, BODY_BUFFER_BYTES);
   return {
     stop: () => pipe.stop(),
     get bodyEnded() {

@@ -5,6 +5,7 @@ import { projectRoot } from '../lib/proto.js';
 import { SUPERVISOR_PID_ENV } from '../lib/supervisor-watch.js';
 import { boundAddresses, eachLine, type LogLine, parseJson } from './child-output.js';
 import { portFree } from './layout.js';
+import { nodeFlagsFor } from './node-flags.js';
 import { type RestartPlan, RestartPolicy } from './restart-policy.js';
 
 /** One address a service binds, e.g. `{ address: '127.0.0.1:2222', what: 'router SSH' }`. */
@@ -187,7 +188,8 @@ export class Supervisor {
     const logFile = join(this.logDir, `${spec.name}.log`);
     const log = createWriteStream(logFile, { flags: 'a' });
     const main = join(projectRoot(), 'dist', spec.service, 'main.js');
-    const child = spawn(process.execPath, [main, '--config', spec.configFile], {
+    const args = [...nodeFlagsFor(spec.service), main, '--config', spec.configFile];
+    const child = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       // Each service ends itself when this process is gone (lib/supervisor-watch.ts), even after a SIGKILL.
       env: { ...process.env, [SUPERVISOR_PID_ENV]: String(process.pid) },

@@ -1,4 +1,4 @@
-import { growth, type Sample } from './sampler.js';
+import { growth, type MemoryDetail, type Sample } from './sampler.js';
 import type { OpResult } from './workload.js';
 
 const COLOURS = [
@@ -74,6 +74,32 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 }
 
+const mib = (v: number | undefined) => (v === undefined ? 'n/a' : `${v >= 0 ? '+' : ''}${v.toFixed(1)}`);
+
+/**
+ * Where each service's RSS went from the steady base to the end (MiB, means of 3 samples as for the
+ * growth): V8's committed old/new/code space, malloc'd memory (`native`), file-backed pages; and the
+ * live heap, the least heap used of each half of the steady run (right after a mark-compact), which
+ * a leak raises and promoted garbage waiting for the next mark-compact does not.
+ */
+function breakdownRows(sum: SoakSummary, services: string[]): string[] {
+  return services.map((svc) => {
+    const d = (k: keyof MemoryDetail) => growth(sum.samples, svc, sum.steadyFrom, (s) => s.detail?.[k]);
+    const delta = (k: keyof MemoryDetail) => {
+      const g = d(k);
+      return g ? g.end - g.base : undefined;
+    };
+    const rss = growth(sum.samples, svc, sum.steadyFrom, (s) => s.rssMiB);
+    const steady = sum.samples.filter(
+      (s) => s.service === svc && s.minute >= sum.steadyFrom && s.heapUsedMiB !== undefined,
+    );
+    const half = Math.floor(steady.length / 2);
+    const least = (xs: Sample[]) =>
+      xs.length === 0 ? 'n/a' : Math.min(...xs.map((s) => s.heapUsedMiB as number)).toFixed(1);
+    return `| ${svc} | ${mib(rss ? rss.end - rss.base : undefined)} | ${mib(delta('oldSpace'))} | ${mib(delta('newSpace'))} | ${mib(delta('codeSpace'))} | ${mib(delta('native'))} | ${mib(delta('file'))} | ${least(steady.slice(0, half))} → ${least(steady.slice(half))} |`;
+  });
+}
+
 /** The soak's Markdown report; `violations` lists every growth over the limit and every error. */
 export function renderSoak(sum: SoakSummary): { text: string; violations: string[] } {
   const services = [...new Set(sum.samples.map((s) => s.service))].sort();
@@ -120,6 +146,12 @@ export function renderSoak(sum: SoakSummary): { text: string; violations: string
     `| service | RSS MiB (steady → end) | heap used | fds | sockets | last RSS MiB |`,
     '| --- | --- | --- | --- | --- | --- |',
     ...growthRows,
+    '',
+    'Where the RSS went (MiB, steady base → end) and the live heap (least heap used in each half of the steady run, MiB):',
+    '',
+    '| service | RSS | V8 old space | V8 new space | V8 code space | native (malloc) | file-backed | live heap |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...breakdownRows(sum, services),
     '',
     `![RSS per service over time](${sum.svgName})`,
     '',

@@ -12,6 +12,27 @@ export interface Sample {
   heapUsedMiB: number | undefined;
   fds: number;
   sockets: number;
+  /** Where the RSS is (MiB), when /proc and the service's probe tell: see `MemoryDetail`. */
+  detail?: MemoryDetail;
+}
+
+/**
+ * The RSS taken apart (MiB): `anon` and `file` from /proc/<pid>/smaps_rollup; from the service's
+ * probe the V8 heap's committed bytes (`heap`, and its `newSpace`, `oldSpace`, `codeSpace`,
+ * `largeObjects`), `external` and `arrayBuffers` (malloc'd, inside `anon`); `native` = anon − heap:
+ * malloc'd memory, thread stacks, arenas.
+ */
+export interface MemoryDetail {
+  anon: number;
+  file: number;
+  heap?: number;
+  newSpace?: number;
+  oldSpace?: number;
+  codeSpace?: number;
+  largeObjects?: number;
+  external?: number;
+  arrayBuffers?: number;
+  native?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -42,14 +63,52 @@ function descriptors(pid: number): { fds: number; sockets: number } | undefined 
   }
 }
 
-function heapUsed(probeDir: string, pid: number): number | undefined {
+/** What heap-probe.mjs writes. */
+interface Probe {
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  spaces: Record<string, number>;
+}
+
+function probe(probeDir: string, pid: number): Probe | undefined {
   const file = join(probeDir, `${pid}.json`);
   if (!existsSync(file)) return undefined;
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { heapUsed: number }).heapUsed;
+    return JSON.parse(readFileSync(file, 'utf8')) as Probe;
   } catch {
     return undefined;
   }
+}
+
+function rollup(pid: number): { anon: number; file: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+    const anon = kb('Anonymous');
+    return { anon: anon / 1024, file: (kb('Rss') - anon) / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+function memoryDetail(pid: number, p: Probe | undefined): MemoryDetail | undefined {
+  const r = rollup(pid);
+  if (!r) return undefined;
+  if (!p?.spaces) return r;
+  const sp = (name: string) => (p.spaces[name] ?? 0) / MIB;
+  const heap = Object.values(p.spaces).reduce((a, b) => a + b, 0) / MIB;
+  return {
+    ...r,
+    heap,
+    newSpace: sp('new_space'),
+    oldSpace: sp('old_space'),
+    codeSpace: sp('code_space'),
+    largeObjects: sp('large_object_space') + sp('new_large_object_space') + sp('code_large_object_space'),
+    external: p.external / MIB,
+    arrayBuffers: p.arrayBuffers / MIB,
+    native: r.anon - heap,
+  };
 }
 
 /** Samples every service of `pids` (name → pid) now. */
@@ -60,14 +119,16 @@ export function sampleServices(pids: Record<string, number>, probeDir: string, s
     const rss = rssBytes(pid);
     const fd = descriptors(pid);
     if (rss === undefined || fd === undefined) continue;
-    const heap = heapUsed(probeDir, pid);
+    const p = probe(probeDir, pid);
+    const detail = memoryDetail(pid, p);
     out.push({
       minute,
       service,
       pid,
       rssMiB: rss / MIB,
-      heapUsedMiB: heap === undefined ? undefined : heap / MIB,
+      heapUsedMiB: p === undefined ? undefined : p.heapUsed / MIB,
       ...fd,
+      ...(detail ? { detail } : {}),
     });
   }
   return out;

@@ -8,6 +8,7 @@ import { hashedRepoPath } from '../lib/repo-path.js';
 import { readSecretFile } from '../lib/secrets.js';
 import { DEMO_PROJECTS } from '../stack/demo-topology.js';
 import { stackPaths } from '../stack/layout.js';
+import { TUNNEL_SERVICE_NODE_FLAGS } from '../stack/node-flags.js';
 import {
   CONTENDER_LABELS,
   concurrentClones,
@@ -511,6 +512,7 @@ class Bench {
         .join(
           ', ',
         )}: one benchmark user holds up to ${Math.max(...o.concurrency, o.idleTunnels)} tunnels at once.`,
+      `The router and the bridges run as the stack starts them, with \`node ${TUNNEL_SERVICE_NODE_FLAGS.join(' ')}\` (stack/node-flags.ts: V8’s young generation capped; README “Performance”, Memory).`,
       'Cells-path pushes run Gitaly-style hooks (pre-receive → Rails `/allowed`, post-receive); direct and OpenSSH pushes have no hooks.',
       'The bridge talks to Gitaly as current Gitaly requires: upload-pack over `SSHUploadPackWithSidechannel` on the yamux backchannel. The stream-mode rows use the bidi `SSHUploadPack` (Gitaly < 17.8): the mock Gitalys run with `legacyUploadPack` (they keep serving the sidechannel too), and a second bridge process with `gitalyUploadPack: "stream"` runs beside the stack’s, with the same cell config, in front of the same Rails and Gitaly.',
       'CPU by process: each service’s own time (utime+stime of /proc/<pid>/stat); git under mock Gitaly is the time of the children it reaped (cutime+cstime); git under sshd is what the forced command’s shell reports for its git child (`times`), and sshd (own) is the rest of sshd’s process tree (listener, connection processes, the shell).',

@@ -3,6 +3,7 @@ import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } fr
 import { join } from 'node:path';
 import { projectRoot } from '../lib/proto.js';
 import { EXIT_ADDRESS_IN_USE, findSpareOffset, stackPaths } from '../stack/layout.js';
+import { TUNNEL_SERVICE_NODE_FLAGS } from '../stack/node-flags.js';
 import { exited, sleep, stopChild, track, waitExit } from './proc.js';
 
 /** The parts of `<data>/stack.json` (written by `npm start`) the benchmark reads. */
@@ -173,7 +174,7 @@ export async function startExtraBridge(
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   const child = track(
     process.execPath,
-    [join(projectRoot(), 'dist', 'bridge', 'main.js'), '--config', configFile],
+    [...TUNNEL_SERVICE_NODE_FLAGS, join(projectRoot(), 'dist', 'bridge', 'main.js'), '--config', configFile],
     {
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],

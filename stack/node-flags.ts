@@ -12,13 +12,23 @@
  * unchanged (mock Gitaly 0.90 vs 0.95 s, mock Rails 0.99 vs 1.01 s), mock Gitaly's for four clones of
  * an 80 MiB pack too (0.69 vs 0.69–0.70 s). Not for the router and the bridge: the flag also caps V8's
  * young generation at 1 MiB, and their data path, with JS objects per packet and frame, then spent
- * 13–40 % more CPU on the same clones; they keep V8's defaults, and the soak reports their plateau.
+ * 13–40 % more CPU on the same clones.
+ *
+ * `--max-semi-space-size=2` (MiB) for the router and the bridge: the young-generation cap alone, at
+ * two 2 MiB semi-spaces instead of V8's two 16 MiB. At the default a burst of tunnel set-ups (key
+ * exchange, JWTs, pre-authorization, the gRPC call) grows the young generation to its maximum, and
+ * ~8 MiB more of it stays resident while the tunnels idle: over half of the benchmark's "RSS per idle
+ * tunnel" (README "Performance", Memory). Their pack bytes are off-heap Buffers; interleaved A/B of
+ * the benchmark's large clone and bridge-only throughput measured no CPU cost.
  */
 const SMALL_HEAP = ['--optimize-for-size'] as const;
+export const TUNNEL_SERVICE_NODE_FLAGS = ['--max-semi-space-size=2'] as const;
 
 const FLAGS: Readonly<Record<string, readonly string[]>> = {
   'mock-gitaly': SMALL_HEAP,
   'mock-cell': SMALL_HEAP,
+  router: TUNNEL_SERVICE_NODE_FLAGS,
+  bridge: TUNNEL_SERVICE_NODE_FLAGS,
 };
 
 export function nodeFlagsFor(service: string): readonly string[] {

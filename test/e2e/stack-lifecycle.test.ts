@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { nodeFlagsFor } from '../../stack/node-flags.js';
 import { waitUntil } from '../helpers/poll.js';
 import { isAlive } from '../helpers/procs.js';
 import { run } from '../helpers/run.js';
@@ -30,6 +31,13 @@ describe('npm start stack', () => {
         const r = await run('git', ['ls-remote', s.url('gitlab-org/gitlab-test')], { env: s.gitEnv('bob') });
         expect(r.stderr).toBe('');
         expect(r.stdout).toMatch(/refs\/heads\/main/);
+      }
+      // Each service runs with its node flags (stack/node-flags.ts).
+      for (const pid of Object.values(a.json.pids)) {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        const main = argv.findIndex((arg) => /dist\/[^/]+\/main\.js$/.test(arg));
+        const service = argv[main]?.split('/').at(-2) ?? '';
+        expect(argv.slice(1, main), `${service} (pid ${pid})`).toEqual(nodeFlagsFor(service));
       }
       expect(a.portOffset).not.toBe(b.portOffset);
       expect(a.json.router.ssh).not.toBe(b.json.router.ssh);

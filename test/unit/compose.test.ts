@@ -14,6 +14,7 @@ import {
   TOPOLOGY_SERVICE,
 } from '../../stack/compose-init.js';
 import { COMPOSE_NET, composeServiceName, DEMO_CELLS, stackPaths, stackPorts } from '../../stack/layout.js';
+import { nodeFlagsFor } from '../../stack/node-flags.js';
 import { planServices } from '../../stack/stack-config.js';
 import { run } from '../helpers/run.js';
 
@@ -107,10 +108,12 @@ describe('compose.yaml', () => {
   });
 
   it.each(expectedContainers().map((e) => [e.name, e] as const))(
-    'runs %s with the code’s main, config and ports',
+    'runs %s with the code’s main, node flags, config and ports',
     (name, want) => {
       const svc = compose.services[name] as ComposeService;
-      expect(svc.command).toEqual(['node', want.main, '--config', want.config]);
+      // the flags the stack's supervisor starts the same service with (stack/node-flags.ts)
+      const flags = nodeFlagsFor(want.main.split('/')[1] ?? '');
+      expect(svc.command).toEqual(['node', ...flags, want.main, '--config', want.config]);
       const published = [
         ...(svc.expose ?? []),
         ...(svc.ports ?? []).map((p) => p.split(':').pop() as string),

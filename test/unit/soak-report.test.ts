@@ -59,10 +59,11 @@ describe('the soak report', () => {
 });
 
 describe('the services’ node flags', () => {
-  it('gives mock Gitaly and the mock Rails the small old-generation step, the data path the defaults', () => {
+  it('gives mock Gitaly and the mock Rails the small old-generation step, the data path only the young-generation cap', () => {
     expect(nodeFlagsFor('mock-gitaly')).toEqual(['--optimize-for-size']);
     expect(nodeFlagsFor('mock-cell')).toEqual(['--optimize-for-size']);
-    expect(nodeFlagsFor('router')).toEqual([]);
-    expect(nodeFlagsFor('bridge')).toEqual([]);
+    expect(nodeFlagsFor('router')).toEqual(['--max-semi-space-size=2']);
+    expect(nodeFlagsFor('bridge')).toEqual(['--max-semi-space-size=2']);
+    expect(nodeFlagsFor('topology-service')).toEqual([]);
   });
 });

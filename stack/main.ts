@@ -4,6 +4,7 @@ import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js
 import { demoTopology } from './demo-topology.js';
 import { ensureGeoSecrets, ensureReplicas, GEO_SITE, geoSites } from './geo-plan.js';
 import { EXIT_ADDRESS_IN_USE, HOST, LOCAL_NET, nextFreeOffset, stackPaths, stackPorts } from './layout.js';
+import { DEFAULT_RESTART_POLICY, RestartPolicy } from './restart-policy.js';
 import { planServices, stackJson } from './stack-config.js';
 import {
   AddressInUseError,
@@ -45,6 +46,11 @@ async function main(): Promise<void> {
       portOffset: { validate: int(0, 50_000), default: 0, env: 'STACK_PORT_OFFSET' },
       logLevel: { validate: str, default: 'info', env: 'STACK_LOG_LEVEL' },
       geo: { validate: oneOf('on', 'off'), default: 'on', env: 'STACK_GEO' },
+      restartStableMs: {
+        validate: int(1000),
+        default: DEFAULT_RESTART_POLICY.stableMs,
+        env: 'STACK_RESTART_STABLE_MS',
+      },
     },
     { prefix: 'STACK' },
   );
@@ -64,6 +70,7 @@ async function main(): Promise<void> {
         void shutdown(1);
       },
     }),
+    new RestartPolicy({ ...DEFAULT_RESTART_POLICY, stableMs: settings.restartStableMs }),
   );
   /** Stops every service, then writes `message` (if any) and exits. */
   const shutdown = async (code: number, message?: () => Promise<string>) => {
@@ -147,6 +154,8 @@ interface StackSettings {
   logLevel: string;
   /** `STACK_GEO`: the Geo secondary of cell_us0 (`geo-plan.ts`) runs (`on`) or not (`off`). */
   geo: 'on' | 'off';
+  /** `STACK_RESTART_STABLE_MS`: up this long, a service's next death counts as its first again. */
+  restartStableMs: number;
 }
 
 /** Demo data, configs and the service plan under the data folder (kept between runs where it exists). */

@@ -92,6 +92,9 @@ export class FaultWorld {
         // No Geo secondary: its replication fetch after every push would be a server-side git process
         // of another site that the matrix's leftover-process check cannot tell from the operation's own.
         STACK_GEO: 'off',
+        // The kill faults end the same service every ~20 s, 25 times in a row: with the default 30 s
+        // a service counts as crash-looping after 8 of them and the supervisor gives it up.
+        STACK_RESTART_STABLE_MS: '5000',
         NODE_OPTIONS: `--import=${preload}`,
         FAULTS_CONTROL: control,
         BRIDGE_TUNNEL_IDLE_TIMEOUT_MS: String(TIMEOUTS.tunnelIdleMs),

@@ -89,8 +89,13 @@ describe('GL-Geo tokens', () => {
     const forged = await signGeoToken({ ...SECONDARY_KEY, secret: jwtKey('guess') }, { scope: 'a/b' });
     expect(await verifyGeoToken(forged, nodes)).toEqual({ ok: false, reason: 'invalid' });
     // 1 minute of validity plus 60 s of leeway: two minutes and a bit ago is expired.
-    const old = await signGeoToken(SECONDARY_KEY, { scope: 'a/b' }, Math.floor(Date.now() / 1000) - 125);
-    expect(await verifyGeoToken(old, nodes)).toEqual({ ok: false, reason: 'invalid' });
+    const now = Math.floor(Date.now() / 1000);
+    const old = await signGeoToken(SECONDARY_KEY, { scope: 'a/b' }, now - 125);
+    expect(await verifyGeoToken(old, nodes)).toEqual({ ok: false, reason: 'signature-time' });
+    const early = await signGeoToken(SECONDARY_KEY, { scope: 'a/b' }, now + 125);
+    expect(await verifyGeoToken(early, nodes)).toEqual({ ok: false, reason: 'signature-time' });
+    const leeway = await signGeoToken(SECONDARY_KEY, { scope: 'a/b' }, now - 100);
+    expect((await verifyGeoToken(leeway, nodes)).ok).toBe(true);
     const unknown = await signGeoToken({ ...SECONDARY_KEY, accessKey: 'other' }, {});
     expect(await verifyGeoToken(unknown, nodes)).toEqual({ ok: false, reason: 'no-node' });
     for (const header of [undefined, 'GL-Geo', 'GL-Geo nocolon', 'Bearer a:b', 'GL-Geo a:b c'])
@@ -122,7 +127,7 @@ describe('primary: GL-Geo pre-authorization', () => {
     expect(push.statusCode).toBe(403);
   });
 
-  it('401s forged, expired and wrong-scope tokens with GitLab texts; 403s an unknown push user', async () => {
+  it('401s forged, expired (Invalid signature time) and wrong-scope tokens with GitLab texts; 403s an unknown push user', async () => {
     const cases: Array<[Record<string, string>, number, string]> = [
       [
         await geoHeaders({ scope: 'gitlab-org/gitlab-test' }, { ...SECONDARY_KEY, secret: jwtKey('x') }),
@@ -136,7 +141,7 @@ describe('primary: GL-Geo pre-authorization', () => {
           Math.floor(Date.now() / 1000) - 300,
         ),
         401,
-        GEO_TEXTS.badToken,
+        GEO_TEXTS.invalidSignatureTime,
       ],
       [await geoHeaders({ scope: 'gitlab-org/gitlab' }), 401, GEO_TEXTS.unauthorizedScope],
       [

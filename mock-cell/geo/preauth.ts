@@ -8,12 +8,13 @@ import { ANY_CHANGES } from '../changes.js';
 import type { CellContext } from '../context.js';
 import { type Actor, actorFromGlId } from '../identity.js';
 import { workhorsePayload } from '../payloads.js';
-import { verifyGeoToken } from './token.js';
+import { type GeoVerdict, verifyGeoToken } from './token.js';
 
 /**
  * Pre-authorization of a tunnel request signed by a Geo site (EE `Repositories::GitHttpController`):
- * `Authorization: GL-Geo <access_key>:<JWT>`. Any failure to decode (unknown node, forged, expired,
- * malformed) → `401 Geo JWT authentication failed: Bad token`; a `scope` other than the repository
+ * `Authorization: GL-Geo <access_key>:<JWT>`. A token that does not decode (unknown node, forged,
+ * malformed) → `401 Geo JWT authentication failed: Bad token`; one expired or not yet valid →
+ * `401 Geo JWT authentication failed: Invalid signature time ` (with Rails' trailing space); a `scope` other than the repository
  * path → `401 … Unauthorized scope`. The token's `gl_id` (`user-N`, `key-N`) is the actor; without
  * one the actor is the Geo node itself (`:geo`, may fetch but not push); an unknown one → `403 Geo
  * push user is invalid.` Then the usual access check, and `ssh-receive-pack` on a site that is not
@@ -21,10 +22,16 @@ import { verifyGeoToken } from './token.js';
  */
 export const GEO_TEXTS = {
   badToken: 'Geo JWT authentication failed: Bad token',
+  invalidSignatureTime: 'Geo JWT authentication failed: Invalid signature time ',
   unauthorizedScope: 'Geo JWT authentication failed: Unauthorized scope',
   invalidPushUser: 'Geo push user is invalid.',
   pushToSecondary: 'Cannot push to secondary.',
 } as const;
+
+/** The 401 text of a token that did not verify, by the decoder's reason. */
+export function geoRefusalText(verdict: GeoVerdict & { ok: false }): string {
+  return verdict.reason === 'signature-time' ? GEO_TEXTS.invalidSignatureTime : GEO_TEXTS.badToken;
+}
 
 function plain(reply: FastifyReply, status: number, text: string) {
   return reply.code(status).type('text/plain; charset=utf-8').send(text);
@@ -62,7 +69,7 @@ export async function geoPreauthorize(
   const verdict = await verifyGeoToken(headerValue(req.headers, 'authorization'), ctx.geo?.role.nodes ?? []);
   if (!verdict.ok) {
     req.log.info({ reason: verdict.reason }, 'Geo JWT rejected');
-    return plain(reply, 401, GEO_TEXTS.badToken);
+    return plain(reply, 401, geoRefusalText(verdict));
   }
   if (verdict.data.scope !== normalizeProjectPath(repoPath)) {
     req.log.info({ scope: verdict.data.scope, node: verdict.node.site }, 'Geo JWT of another scope');

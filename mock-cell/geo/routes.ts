@@ -3,7 +3,7 @@ import { headerValue } from '../../lib/http-headers.js';
 import { findProject } from '../access.js';
 import type { CellContext } from '../context.js';
 import { GEO_UPDATED_PATH, type RepositoryUpdatedJson } from './notify.js';
-import { GEO_TEXTS } from './preauth.js';
+import { GEO_TEXTS, geoRefusalText } from './preauth.js';
 import { verifyGeoToken } from './token.js';
 
 /**
@@ -34,7 +34,7 @@ export function registerGeoUpdates(app: FastifyInstance, ctx: CellContext): void
     async (req, reply) => {
       const primary = geo.role.nodes.filter((n) => n.accessKey === geo.role.primary.accessKey);
       const verdict = await verifyGeoToken(headerValue(req.headers, 'authorization'), primary);
-      if (!verdict.ok) return unauthorized(reply, GEO_TEXTS.badToken);
+      if (!verdict.ok) return unauthorized(reply, geoRefusalText(verdict));
       if (verdict.data.scope !== req.body.project) return unauthorized(reply, GEO_TEXTS.unauthorizedScope);
       const project = findProject(ctx.model, { path: req.body.project });
       if (!project) return reply.code(404).send({ message: '404 Project Not Found' });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
+import { errors, jwtVerify, SignJWT } from 'jose';
 import type { JwtKey } from '../../lib/jwt.js';
 
 /**
@@ -8,8 +8,9 @@ import type { JwtKey } from '../../lib/jwt.js';
  * `Authorization: GL-Geo <access_key>:<JWT>`, the JWT HS256 with the signing node's
  * `secret_access_key`, expiring 1 minute after issue, its `data` claim a JSON string such as
  * `{"scope":"group/project","gl_id":"user-2"}`. The decoder looks the node up by access key,
- * verifies with 60 s of leeway (also on `iat`), and yields nothing for anything malformed, forged or
- * expired: Rails then answers `401 Geo JWT authentication failed: Bad token`.
+ * verifies with 60 s of leeway (also on `iat`), and yields nothing for anything malformed or forged
+ * (Rails then answers `401 Geo JWT authentication failed: Bad token`); an expired or not-yet-valid one
+ * raises `InvalidSignatureTimeError` instead (`401 … Invalid signature time `).
  */
 export const GEO_TOKEN_TYPE = 'GL-Geo';
 export const GEO_TOKEN_TTL_SECONDS = 60;
@@ -31,7 +32,15 @@ export interface GeoRequestData {
 
 export type GeoVerdict =
   | { ok: true; node: GeoNodeKey; data: GeoRequestData }
-  | { ok: false; reason: 'no-node' | 'malformed' | 'invalid' };
+  | { ok: false; reason: 'no-node' | 'malformed' | 'invalid' | 'signature-time' };
+
+/** ruby-jwt's `ExpiredSignature` / `ImmatureSignature`: `exp` or `nbf` outside the leeway. */
+function isSignatureTimeError(err: unknown): boolean {
+  return (
+    err instanceof errors.JWTExpired ||
+    (err instanceof errors.JWTClaimValidationFailed && err.claim === 'nbf')
+  );
+}
 
 /** Rails' `geo_auth_attempt?`: the header's first word is `GL-Geo`. */
 export function isGeoAuthAttempt(header: string | undefined): boolean {
@@ -78,7 +87,7 @@ export async function verifyGeoToken(
     if (data === null || typeof data !== 'object' || Array.isArray(data))
       return { ok: false, reason: 'invalid' };
     return { ok: true, node, data: data as GeoRequestData };
-  } catch {
-    return { ok: false, reason: 'invalid' };
+  } catch (err) {
+    return { ok: false, reason: isSignatureTimeError(err) ? 'signature-time' : 'invalid' };
   }
 }

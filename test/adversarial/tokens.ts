@@ -59,9 +59,8 @@ export async function badGeoTokens(
   const guessed: JwtKey = new TextEncoder().encode('not-the-secret-access-key');
   return {
     forged: bad(`GL-Geo ${node.accessKey}:${b64url(HS256)}.${b64url(claims)}.${'A'.repeat(43)}`),
-    // GitLab answers an expired one `… failed: Invalid signature time ` (InvalidSignatureTimeError); the
-    // mock says `Bad token` (mock-cell/geo/token.ts): only the refusal's prefix is held to here.
-    expired: { ...bad(await signGeoToken(node, data, now - 600)), text: 'Geo JWT authentication failed: ' },
+    // GitLab's decoder raises InvalidSignatureTimeError for an expired one: its own text, trailing space.
+    expired: { ...bad(await signGeoToken(node, data, now - 600)), text: 'Invalid signature time ' },
     'alg none': bad(`GL-Geo ${node.accessKey}:${jws({ alg: 'none', typ: 'JWT' }, claims, undefined)}`),
     'wrong issuer': bad(await signGeoToken({ ...node, accessKey: 'no-such-site-access-key' }, data)),
     'wrong key': bad(await signGeoToken({ ...node, secret: guessed }, data)),

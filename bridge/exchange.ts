@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerR
 import { type Http2ServerRequest, type Http2ServerResponse, constants as h2 } from 'node:http2';
 import type { Readable, Writable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import { closeLingering, lingerInsteadOfDestroySoon } from '../lib/lingering-close.js';
 
 export type ServerRequest = IncomingMessage | Http2ServerRequest;
 export type ServerReply = ServerResponse | Http2ServerResponse;
@@ -26,7 +27,6 @@ const CRLF = Buffer.from('\r\n');
 const LAST_CHUNK = Buffer.from('0\r\n\r\n');
 
 /** After the response, an HTTP/1.1 connection whose request body is still open lingers this long, then closes. */
-const LINGER_MS = 2000;
 
 /**
  * One request/response pair of either protocol, with the few operations a tunnel needs. It hides
@@ -144,7 +144,10 @@ export class Exchange {
     if (this.gone || this.res.headersSent) return;
     const payload = typeof body === 'string' ? Buffer.from(body) : body;
     const out: OutgoingHttpHeaders = { ...headers, 'content-length': String(payload.length) };
-    if (this.protocol === 'h1') out.connection = 'close';
+    if (this.protocol === 'h1') {
+      out.connection = 'close';
+      lingerInsteadOfDestroySoon(this.req.socket);
+    }
     this.res.writeHead(status, out);
     this.res.end(payload);
     this.closeBodyAfterResponse();
@@ -230,12 +233,10 @@ export class Exchange {
       }
       // HTTP/1.1: discard what still arrives so closing does not turn into a reset that
       // could destroy the response in flight, then close the connection.
-      const socket = this.req.socket;
       this.req.unpipe();
       this.req.removeAllListeners('data');
       this.req.resume();
-      socket.end();
-      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+      closeLingering(this.req.socket);
     });
   }
 }

@@ -3,6 +3,7 @@ import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerRespon
 import { pipeline } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { appendForwardedFor, endToEndHeaders } from '../../lib/http-headers.js';
+import { lingerInsteadOfDestroySoon } from '../../lib/lingering-close.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CellDirectory } from '../cells/directory.js';
 import type { UpstreamCall, UpstreamResponse } from '../cells/transport.js';
@@ -92,11 +93,15 @@ function hasBody(req: IncomingMessage): boolean {
 function answer(res: ServerResponse, status: number, message: string, requestId: string): void {
   const withBody = hasBody(res.req) && !res.req.complete;
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': requestId };
-  if (withBody) headers.connection = 'close';
+  if (withBody) {
+    // Node closes the connection after the answer (`Connection: close`): lingering, so the reset
+    // of a close with the body still arriving cannot destroy the answer before the client reads it.
+    headers.connection = 'close';
+    lingerInsteadOfDestroySoon(res.req.socket);
+  }
   res.req.resume();
   res.writeHead(status, headers);
   res.end(JSON.stringify({ message }));
-  if (withBody) res.once('finish', () => res.req.socket.destroySoon());
 }
 
 /** Milliseconds to hold a `404`: uniform over `[min, max]` (both included); 0 when off. */

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { postEndlessBodyReadingLate } from '../lib/test-support/late-reader.js';
 import { Exchange } from './exchange.js';
 
 let server: http.Server | undefined;
@@ -56,20 +57,7 @@ describe('Exchange.reject over HTTP/1.1', () => {
     const s = http.createServer((req, res) => new Exchange(req, res).reject(404, {}, 'nope'));
     server = s;
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-    const socket = net.connect((s.address() as AddressInfo).port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    socket.pause();
-    socket.write('POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
-    const writer = setInterval(() => socket.writable && socket.write(`4000\r\n${'z'.repeat(0x4000)}\r\n`), 5);
-    await new Promise((r) => setTimeout(r, 300));
-    let text = '';
-    socket.on('data', (c: Buffer) => {
-      text += c.toString('latin1');
-    });
-    socket.resume();
-    await new Promise((r) => setTimeout(r, 200));
-    clearInterval(writer);
-    socket.destroy();
+    const text = await postEndlessBodyReadingLate((s.address() as AddressInfo).port);
     expect(text).toMatch(/^HTTP\/1\.1 404 /);
     expect(text.toLowerCase()).toContain('connection: close');
     expect(text.endsWith('\r\n\r\nnope')).toBe(true);

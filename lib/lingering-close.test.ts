@@ -1,8 +1,8 @@
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lingerInsteadOfDestroySoon } from './lingering-close.js';
+import { postEndlessBodyReadingLate } from './test-support/late-reader.js';
 
 let server: http.Server | undefined;
 afterEach(async () => {
@@ -11,8 +11,8 @@ afterEach(async () => {
 });
 
 /**
- * A client that sends a chunked body without end and does not read for 300 ms, then reads what
- * arrived: what a slow-to-read client of a refusal sees. `linger` chooses the server's close.
+ * A refusal of a request whose body never ends, read 300 ms late by its client; `linger` chooses
+ * the server's close.
  */
 async function refusedWhileSending(linger: boolean, lingerMs = 2000) {
   const closedAfter: number[] = [];
@@ -26,21 +26,7 @@ async function refusedWhileSending(linger: boolean, lingerMs = 2000) {
   });
   server = s;
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const socket = net.connect((s.address() as AddressInfo).port, '127.0.0.1');
-  socket.on('error', () => undefined);
-  socket.pause();
-  socket.write('POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
-  const chunk = `4000\r\n${'z'.repeat(0x4000)}\r\n`;
-  const writer = setInterval(() => socket.writable && socket.write(chunk), 5);
-  await sleep(300);
-  let received = '';
-  socket.on('data', (c: Buffer) => {
-    received += c.toString('latin1');
-  });
-  socket.resume();
-  await sleep(200);
-  clearInterval(writer);
-  socket.destroy();
+  const received = await postEndlessBodyReadingLate((s.address() as AddressInfo).port);
   return { received, closedAfter };
 }
 

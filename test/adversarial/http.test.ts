@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtKey } from '../../lib/jwt.js';
 import { readSecretFile } from '../../lib/secrets.js';
+import { postEndlessBodyReadingLate } from '../../lib/test-support/late-reader.js';
 import { type GeoNodeKey, signGeoToken } from '../../mock-cell/geo/token.js';
 import { GEO_SITE, geoPaths } from '../../stack/geo-plan.js';
 import { stackPaths } from '../../stack/layout.js';
@@ -213,6 +214,20 @@ describe('HTTP/1.1 on the router front', () => {
     expect(statusLines(conn.received().toString('latin1'))).toEqual(['HTTP/1.1 404']);
     expect((answeredAt ?? Date.now()) - started).toBeLessThan(1_000);
     expect(closed).toBe(true);
+  }, 30_000);
+
+  it('a refusal read late by a client still sending its body arrives whole (router front and bridge)', async () => {
+    // Without a lingering close the kernel's reset of the close destroys the answer before it is read.
+    const routerFront = new URL(stack.json.router.http);
+    const atRouter = await postEndlessBodyReadingLate(Number(routerFront.port), {
+      path: '/api/v4/internal/allowed',
+    });
+    expect(statusLines(atRouter)).toEqual(['HTTP/1.1 404']);
+    const cell = new URL(bridge);
+    const atBridge = await postEndlessBodyReadingLate(Number(cell.port), {
+      path: '/my-company/my-project.git/ssh-upload-pack',
+    });
+    expect(statusLines(atBridge)).toEqual(['HTTP/1.1 404']);
   }, 30_000);
 
   it('request smuggling attempts get one 400 and a closed connection, never a second request', async () => {

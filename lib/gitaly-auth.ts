@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { signingNowSeconds } from './clock.js';
 
 /**
  * Gitaly's v2 per-RPC token: `authorization: Bearer v2.<hex hmac-sha256(token, ts)>.<ts>`,
@@ -6,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 export const GITALY_TOKEN_VALIDITY_SECONDS = 30;
 
-export function gitalyAuthHeader(token: string, now = Math.floor(Date.now() / 1000)): string {
+export function gitalyAuthHeader(token: string, now = signingNowSeconds()): string {
   const ts = String(now);
   const sig = createHmac('sha256', token).update(ts).digest('hex');
   return `Bearer v2.${sig}.${ts}`;

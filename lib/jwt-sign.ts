@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { signingNowSeconds } from './clock.js';
 
 /**
  * Signing the two HS256 JWTs of GitLab's internal traffic (see `jwt.ts`, which also verifies them),
@@ -25,16 +26,12 @@ function signHs256(key: JwtKey, claims: Record<string, string | number>): string
   return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
 }
 
-export async function signShellJwt(
-  key: JwtKey,
-  glId?: string,
-  now = Math.floor(Date.now() / 1000),
-): Promise<string> {
+export async function signShellJwt(key: JwtKey, glId?: string, now = signingNowSeconds()): Promise<string> {
   const claims: Record<string, string | number> = {};
   if (glId) claims.gl_id = glId;
   return signHs256(key, { ...claims, iss: SHELL_ISSUER, iat: now, exp: now + SHELL_TTL_SECONDS });
 }
 
-export async function signWorkhorseJwt(key: JwtKey, now = Math.floor(Date.now() / 1000)): Promise<string> {
+export async function signWorkhorseJwt(key: JwtKey, now = signingNowSeconds()): Promise<string> {
   return signHs256(key, { iss: WORKHORSE_ISSUER, iat: now });
 }

@@ -3,10 +3,12 @@
  * signals → the `listening` line. `node dist/<service>/main.js --config <file.json>` is
  * `runService({ name, load, build })` and nothing else.
  */
+import { setSigningSkewMs } from './clock.js';
 import { ConfigError } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { stopOnSignals } from './shutdown.js';
 import { supervisorPid } from './supervisor-watch.js';
+import { ControlArgumentError, onControl } from './world-channel.js';
 
 /** EX_CONFIG of sysexits.h: a bad setting, named on stderr. */
 export const EXIT_BAD_CONFIG = 78;
@@ -79,8 +81,24 @@ async function start<L extends { config: { readonly logLevel: string } }>(
     close: () => service.close(),
     ...(service.shutdownDetails ? { details: () => service.shutdownDetails?.() ?? {} } : {}),
   });
+  acceptClockSkew(def.name);
   // Announced only once SIGTERM is handled: whoever waits for this line may signal at once.
   logger.info(fields, 'listening');
+}
+
+/**
+ * The world op `clockSkew {ms, service?}` (`lib/contracts/world.ts`): every signer of this process
+ * (`lib/clock.ts`) runs `ms` ahead (or behind); `service` limits it to the services of that name.
+ */
+function acceptClockSkew(name: string): void {
+  onControl('world', 'clockSkew', (args) => {
+    const { ms, service } = args;
+    if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new ControlArgumentError('ms must be a number');
+    if (service !== undefined && typeof service !== 'string')
+      throw new ControlArgumentError('service must be a service name');
+    if (service === undefined || service === name) setSigningSkewMs(ms);
+    return { service: name, skewMs: service === undefined || service === name ? ms : null };
+  });
 }
 
 function describe(err: unknown): string {

@@ -28,7 +28,7 @@ const SECTIONS = {
   members: { user: 'string', namespace: 'string?', project: 'string?', accessLevel: 'int' },
   keys: { id: 'int', user: 'string', title: 'string', key: 'string' },
   fixedRoutes: { path: 'string', cell: 'string', exact: 'bool?' },
-} satisfies Record<keyof Omit<Topology, 'externalUrl' | 'geoSites'>, FieldSpec>;
+} satisfies Record<keyof Omit<Topology, 'externalUrl' | 'geoSites' | 'seed000Routing'>, FieldSpec>;
 
 const GITALY_SPEC: FieldSpec = { address: 'string', storages: 'object' };
 const PROTECTED_BRANCH_SPEC: FieldSpec = { name: 'string', pushAccessLevel: 'int', allowForcePush: 'bool' };

@@ -141,4 +141,11 @@ export interface Topology {
   fixedRoutes: FixedRoute[];
   /** Geo sites (optional): at most one primary and any secondaries per cell. */
   geoSites?: TopologyGeoSite[];
+  /**
+   * Seed 000's route-learning signals, which no GitLab component has (`reference-cell.md` §5.2 H12):
+   * the `cells/learn` endpoint, `421 Misdirected Request` + `X-Gitlab-Cell-Redirect` for a project of
+   * another cell. Off (absent) answers as GitLab does: no learn endpoint (404), no 421. The demo
+   * topology turns them on for the `learn` router.
+   */
+  seed000Routing?: boolean;
 }

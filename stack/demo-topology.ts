@@ -48,6 +48,8 @@ export function demoTopology(
 ): Topology {
   return {
     externalUrl: `http://${net.host('router')}:${ports.routerHttp}`,
+    // The demo's `learn` router needs seed 000's signals (the learn endpoint, 421).
+    seed000Routing: true,
     cells: DEMO_CELLS.map((c) => ({
       id: c.id,
       name: c.name,

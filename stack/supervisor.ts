@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
+import type { ControlTarget } from '../lib/contracts/world.js';
 import { projectRoot } from '../lib/proto.js';
 import { SUPERVISOR_PID_ENV } from '../lib/supervisor-watch.js';
 import { boundAddresses, eachLine, type LogLine, parseJson } from './child-output.js';
@@ -24,6 +25,12 @@ export interface ServiceSpec {
   configFile: string;
   /** Every address the service binds; it is ready once its `listening` line reports all of them. */
   listen: ListenAddress[];
+  /**
+   * The control targets this process answers over its world channel (`lib/contracts/world.ts`):
+   * e.g. `[{target: 'gitaly', cell: 'cell_eu0'}]`, one `rails` entry per cell of a mock-cell
+   * process. Every process also gets the `world` broadcasts.
+   */
+  controls?: Array<{ target: ControlTarget; cell?: string }>;
 }
 
 /** A service that did not become ready; `logTail` holds its last output lines. */

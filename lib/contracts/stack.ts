@@ -52,6 +52,12 @@ export interface StackJson {
   routerMetrics: string;
   /** An OpenSSH known_hosts file with the router's host key. */
   knownHosts: string;
+  /**
+   * The world's control API (HTTP on loopback, `Authorization: Bearer <contents of tokenFile>`) and
+   * its journal (NDJSON, one `JournalEntry` of `lib/contracts/world.ts` per line).
+   */
+  control?: { url: string; tokenFile: string };
+  journal?: string;
   /** Process id of each service by its supervisor name (`router`, `bridge-cell_us0`, …). */
   pids: Record<string, number>;
 }

@@ -1,3 +1,4 @@
+import { signingNowSeconds } from '../../lib/clock.js';
 import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import type { JwtKey } from '../../lib/jwt.js';
@@ -50,7 +51,7 @@ export function isGeoAuthAttempt(header: string | undefined): boolean {
 export async function signGeoToken(
   node: GeoNodeKey,
   data: GeoRequestData,
-  now = Math.floor(Date.now() / 1000),
+  now = signingNowSeconds(),
 ): Promise<string> {
   const jwt = await new SignJWT({ data: JSON.stringify(data) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -66,7 +67,7 @@ export async function signGeoToken(
 export async function verifyGeoToken(
   header: string | undefined,
   nodes: readonly GeoNodeKey[],
-  now = Math.floor(Date.now() / 1000),
+  now = signingNowSeconds(),
 ): Promise<GeoVerdict> {
   const tokens = (header ?? '').split(' ').filter((t) => t !== '');
   if (tokens.length !== 2 || tokens[0] !== GEO_TOKEN_TYPE) return { ok: false, reason: 'malformed' };

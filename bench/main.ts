@@ -6,9 +6,9 @@ import type { UploadPackMode } from '../lib/gitaly/index.js';
 import { projectRoot } from '../lib/proto.js';
 import { hashedRepoPath } from '../lib/repo-path.js';
 import { readSecretFile } from '../lib/secrets.js';
-import { DEMO_PROJECTS } from '../stack/demo-topology.js';
 import { stackPaths } from '../stack/layout.js';
 import { TUNNEL_SERVICE_NODE_FLAGS } from '../stack/node-flags.js';
+import { demoWorld } from '../stack/topology-file-load.js';
 import {
   CONTENDER_LABELS,
   concurrentClones,
@@ -60,7 +60,7 @@ const ROOT = projectRoot();
 const DATA = join(ROOT, 'bench', 'data');
 const RESULTS = join(ROOT, 'bench', 'results');
 
-/** The demo projects the benchmark repositories replace (see stack/demo-topology.ts). */
+/** The demo projects the benchmark repositories replace (see topologies/demo.json). */
 const PROJECTS = {
   large: { path: 'gitlab-org/gitlab', cell: 'cell_us0' },
   small: { path: 'gitlab-org/gitlab-test', cell: 'cell_us0' },
@@ -80,7 +80,7 @@ function log(line: string): void {
 }
 
 function projectDir(dataDir: string, projectPath: string, cell: string): string {
-  const project = DEMO_PROJECTS.find((p) => `${p.namespace}/${p.path}` === projectPath);
+  const project = demoWorld().projects.find((p) => `${p.namespace}/${p.path}` === projectPath);
   if (!project) throw new Error(`no demo project ${projectPath}`);
   return join(stackPaths(dataDir).storage(cell), hashedRepoPath(project.id));
 }
@@ -493,7 +493,7 @@ class Bench {
         token: readSecretFile(stack.json.secrets.gitaly, 'Gitaly token'),
         storage: 'default',
         repository: (path) => {
-          const project = DEMO_PROJECTS.find((p) => `${p.namespace}/${p.path}` === path);
+          const project = demoWorld().projects.find((p) => `${p.namespace}/${p.path}` === path);
           if (!project) throw new Error(`no demo project ${path}`);
           return { relativePath: hashedRepoPath(project.id), glRepository: `project-${project.id}` };
         },

@@ -1,20 +1,23 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { ensureDemoRepositories, ensureDemoSecretsAndKeys } from './demo-data.js';
-import { demoTopology } from './demo-topology.js';
+import { ensureRepositories, ensureSecretsAndKeys } from './demo-data.js';
 import {
   COMPOSE_NET,
-  DEMO_CELLS,
-  type DemoCell,
   HOST,
+  type StackCell,
   type StackNet,
   type StackPaths,
   stackPaths,
   stackPorts,
 } from './layout.js';
 import { type PlannedService, planServices } from './stack-config.js';
+import { worldTopology } from './topology-file-convert.js';
+import { demoWorld } from './topology-file-load.js';
 import { planTopologyService } from './topology-plan.js';
+
+/** The compose world is the demo (`topologies/demo.json`). */
+const DEMO = demoWorld();
 
 /**
  * Where the services of the compose world reach each other: by compose service name, except that
@@ -33,7 +36,7 @@ export function composeNet(gitalyHosts: Record<string, string> = {}): StackNet {
  * the same storage volume, token, Rails and shell secret as that cell's mock Gitaly. Gitaly takes the
  * token as a literal, so this file holds a secret (mode 600).
  */
-export function gitalyToml(paths: StackPaths, port: number, cell: DemoCell, token: string): string {
+export function gitalyToml(paths: StackPaths, port: number, cell: StackCell, token: string): string {
   const rails = `http://${COMPOSE_NET.host('rails', cell)}:${stackPorts(0).rails(cell.id)}`;
   return [
     `# GitLab Gitaly for ${cell.name}, written by stack/compose-init.ts`,
@@ -73,7 +76,7 @@ export function composeTopologyService(
   logLevel = 'info',
 ): PlannedService & { grpc: string } {
   const ports = stackPorts(0);
-  const planned = planTopologyService(paths, ports, logLevel);
+  const planned = planTopologyService(DEMO, paths, ports, logLevel);
   const cells = planned.config.cells as Array<Record<string, unknown> & { id: number }>;
   return {
     ...planned,
@@ -83,7 +86,7 @@ export function composeTopologyService(
       grpcListen: `${net.bind}:${ports.topologyGrpc}`,
       httpListen: `${net.bind}:${ports.topologyHttp}`,
       cells: cells.map((c) => {
-        const cell = DEMO_CELLS.find((d) => d.id === c.id) as DemoCell;
+        const cell = DEMO.cells.find((d) => d.id === c.id) ?? { id: c.id, name: '' };
         return { ...c, address: net.host('bridge', cell) };
       }),
     },
@@ -91,7 +94,7 @@ export function composeTopologyService(
 }
 
 /** The cell whose storage the `gitlab` profile's real Gitaly serves (the spare cell, empty at first). */
-export const GITLAB_GITALY_CELL = DEMO_CELLS[3];
+export const GITLAB_GITALY_CELL: StackCell = DEMO.cells[3] ?? { id: 4, name: 'cell_eu1' };
 
 /**
  * The `init` service of compose.yaml: writes demo data and one config file per container into
@@ -106,16 +109,16 @@ export async function composeInit(dataDir: string, env: NodeJS.ProcessEnv = {}):
   const paths = stackPaths(dataDir);
   const ports = stackPorts(0);
   await mkdir(paths.configDir, { recursive: true });
-  const publicKeys = await ensureDemoSecretsAndKeys(paths);
+  const publicKeys = await ensureSecretsAndKeys(paths, DEMO);
   const gitalyHosts: Record<string, string> = {};
-  for (const cell of DEMO_CELLS) {
+  for (const cell of DEMO.cells) {
     const host = env[`COMPOSE_GITALY_${cell.name.toUpperCase()}`];
     if (host) gitalyHosts[cell.name] = host;
   }
   const net = composeNet(gitalyHosts);
-  const topology = demoTopology(ports, paths, publicKeys, net);
+  const topology = worldTopology(DEMO, ports, paths, publicKeys, net);
   await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
-  await ensureDemoRepositories(topology);
+  await ensureRepositories(topology, DEMO);
   const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
   const knownHosts = `${paths.root}/known_hosts`;
   await writeFile(
@@ -126,13 +129,13 @@ export async function composeInit(dataDir: string, env: NodeJS.ProcessEnv = {}):
   const ts = composeTopologyService(paths, net);
   await writeFile(ts.spec.configFile, `${JSON.stringify(ts.config, null, 2)}\n`);
   written.push(ts.spec.configFile);
-  for (const planned of planServices(paths, ports, net, 'info')) {
+  for (const planned of planServices(DEMO, paths, ports, net, 'info')) {
     if (planned.spec.service !== 'mock-cell') {
       await writeFile(planned.spec.configFile, `${JSON.stringify(planned.config, null, 2)}\n`);
       written.push(planned.spec.configFile);
       continue;
     }
-    for (const cell of DEMO_CELLS) {
+    for (const cell of DEMO.cells) {
       const listen = (planned.config.listen as Array<{ cell: string }>).filter((l) => l.cell === cell.name);
       const file = `${paths.configDir}/mock-cell-${cell.name}.json`;
       const config = { ...planned.config, listen, topologyService: ts.grpc };

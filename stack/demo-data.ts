@@ -7,9 +7,9 @@ import { promisify } from 'node:util';
 import { hashedRepoPath } from '../lib/repo-path.js';
 import type { Topology } from '../mock-cell/topology-types.js';
 import { HOST_KEY_ARGS, hostKeyTypeOf } from '../router/ssh/host-key.js';
-import { DEMO_USERS } from './demo-topology.js';
 import { createDemoRepository } from './git-fixture.js';
 import type { StackPaths } from './layout.js';
+import type { World } from './topology-file-resolve.js';
 
 const run = promisify(execFile);
 
@@ -36,17 +36,24 @@ export async function ensureSshKey(
 }
 
 /**
- * Creates what the demo needs besides configuration: secrets, user key pairs and the router's host
- * key. Existing files are kept. Returns each user's public key line.
+ * Creates what a world needs besides configuration: secrets, a key pair per user whose public key
+ * the topology file does not give (that one is written to `<keys>/<username>.pub`), and the
+ * routers' host keys. Existing files are kept. Returns each user's public key line.
  */
-export async function ensureDemoSecretsAndKeys(paths: StackPaths): Promise<Record<string, string>> {
+export async function ensureSecretsAndKeys(paths: StackPaths, world: World): Promise<Record<string, string>> {
   await Promise.all([
     ensureSecret(paths.shellSecret),
     ensureSecret(paths.workhorseSecret),
     ensureSecret(paths.gitalyToken),
   ]);
   const publicKeys: Record<string, string> = {};
-  for (const user of DEMO_USERS) {
+  for (const user of world.users) {
+    if (user.publicKey !== undefined) {
+      await mkdir(paths.keysDir, { recursive: true, mode: 0o700 });
+      await writeFile(`${paths.userKey(user.username)}.pub`, `${user.publicKey.trim()}\n`);
+      publicKeys[user.username] = user.publicKey.trim();
+      continue;
+    }
     publicKeys[user.username] = await ensureSshKey(
       paths.userKey(user.username),
       `${user.username}@cells-demo`,
@@ -65,22 +72,38 @@ export function repositoryDirs(topology: Topology): Record<string, string> {
     const org = topology.organizations.find((o) => o.path === ns?.organization);
     const cell = topology.cells.find((c) => c.name === org?.cell);
     const storage = cell?.gitaly.storages[project.storage];
-    if (!storage) throw new Error(`demo topology: cannot place project ${project.namespace}/${project.path}`);
+    if (!storage) throw new Error(`topology: cannot place project ${project.namespace}/${project.path}`);
     out[`${project.namespace}/${project.path}`] = join(storage, hashedRepoPath(project.id));
   }
   return out;
 }
 
-/** Creates each missing demo repository with real history; existing ones (and pushed work) are kept. */
-export async function ensureDemoRepositories(topology: Topology): Promise<Record<string, string>> {
+/**
+ * Creates each missing repository of a world from its source (the demo history, an empty
+ * repository, or a mirror of the user's bare repository); existing ones (and pushed work) are kept.
+ */
+export async function ensureRepositories(topology: Topology, world: World): Promise<Record<string, string>> {
   const dirs = repositoryDirs(topology);
   for (const cell of topology.cells) {
     for (const storage of Object.values(cell.gitaly.storages)) await mkdir(storage, { recursive: true });
   }
-  for (const [full, dir] of Object.entries(dirs)) {
-    if (existsSync(join(dir, 'HEAD'))) continue;
+  for (const project of world.projects) {
+    const full = `${project.namespace}/${project.path}`;
+    const dir = dirs[full];
+    if (dir === undefined || existsSync(join(dir, 'HEAD'))) continue;
     await mkdir(dirname(dir), { recursive: true });
-    await createDemoRepository(dir, full);
+    const source = project.repository;
+    if ('bare' in source)
+      await run('git', ['clone', '--quiet', '--mirror', source.bare, dir], { env: gitEnv() });
+    else if (source.seed === 'empty')
+      await run('git', ['init', '--quiet', '--bare', `--initial-branch=${project.defaultBranch}`, dir], {
+        env: gitEnv(),
+      });
+    else await createDemoRepository(dir, full);
   }
   return dirs;
+}
+
+function gitEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 }

@@ -1,20 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { demoWorld } from './topology-file-load.js';
 
-/** The demo cells, in the order of the seed's topology (ids 1–4). */
-export const DEMO_CELLS = [
-  { id: 1, name: 'cell_us0', region: 'us', legacy: true },
-  { id: 2, name: 'cell_us1', region: 'us', legacy: false },
-  { id: 3, name: 'cell_eu0', region: 'eu', legacy: false },
-  { id: 4, name: 'cell_eu1', region: 'eu', legacy: false },
-] as const;
-
-export type DemoCell = (typeof DEMO_CELLS)[number];
-
-/** The demo cells as a router's `cells` setting, each reached at `url(cell)`. */
-export function routerCells(url: (cell: DemoCell) => string) {
-  return DEMO_CELLS.map((c) => ({ id: c.id, name: c.name, legacy: c.legacy, region: c.region, url: url(c) }));
+/** A cell as the layout needs it: its id (ports, shell address) and name (folders, compose names). */
+export interface StackCell {
+  id: number;
+  name: string;
 }
 
 export const HOST = '127.0.0.1';
@@ -25,7 +17,7 @@ export const HOST = '127.0.0.1';
  */
 export interface StackNet {
   bind: string;
-  host(service: 'router' | 'bridge' | 'rails' | 'gitaly', cell?: DemoCell): string;
+  host(service: 'router' | 'bridge' | 'rails' | 'gitaly', cell?: StackCell): string;
 }
 
 export const LOCAL_NET: StackNet = { bind: HOST, host: () => HOST };
@@ -33,7 +25,7 @@ export const LOCAL_NET: StackNet = { bind: HOST, host: () => HOST };
 /** Compose service names: router, bridge-us0, cell-us0, gitaly-us0, … */
 export function composeServiceName(
   service: 'router' | 'bridge' | 'rails' | 'gitaly',
-  cell?: DemoCell,
+  cell?: StackCell,
 ): string {
   if (service === 'router' || !cell) return 'router';
   const short = cell.name.replace(/^cell_/, '');
@@ -42,33 +34,64 @@ export function composeServiceName(
 
 export const COMPOSE_NET: StackNet = { bind: '0.0.0.0', host: composeServiceName };
 
-/** Every port of the stack; `offset` (STACK_PORT_OFFSET) is added to each default. */
-export function stackPorts(offset: number) {
+/** The ports of a cell's Geo secondary site (`geo-plan.ts`): SSH entry, router HTTP, Rails, bridge, Gitaly. */
+export interface GeoPorts {
+  ssh: number;
+  http: number;
+  rails: number;
+  bridge: number;
+  gitaly: number;
+}
+
+/** Every port of a stack: fixed ones, and per cell id those of its services and of its Geo site. */
+export interface StackPorts {
+  routerSsh: number;
+  routerHttp: number;
+  routerMetrics: number;
+  rails(cellId: number): number;
+  bridge(cellId: number): number;
+  bridgeMetrics(cellId: number): number;
+  gitaly(cellId: number): number;
+  /** The gitlab-shell layout: every cell's bridge on this port of its own 127.0.0.x. */
+  shell: number;
+  topologyGrpc: number;
+  topologyHttp: number;
+  routerTopologySsh: number;
+  routerTopologyHttp: number;
+  routerTopologyMetrics: number;
+  /** The Geo secondary site of the cell `cellId` (`geo-plan.ts`). */
+  geo(cellId: number): GeoPorts;
+}
+
+/**
+ * Today's default ports, each plus `offset` (STACK_PORT_OFFSET, `--port-offset`): per cell id
+ * Rails 3000+id, bridge 4000+id, metrics 4100+id, Gitaly 9000+id; the Geo site of cell id k
+ * 2223+k (SSH), 8083+k, 3010+k, 4010+k, 9010+k (the demo's cell_us0: 2224, 8084, 3011, 4011, 9011).
+ */
+export function stackPorts(offset: number): StackPorts {
   return {
     routerSsh: 2222 + offset,
     routerHttp: 8080 + offset,
     routerMetrics: 8081 + offset,
-    rails: (cellId: number) => 3000 + cellId + offset,
-    bridge: (cellId: number) => 4000 + cellId + offset,
-    bridgeMetrics: (cellId: number) => 4100 + cellId + offset,
-    gitaly: (cellId: number) => 9000 + cellId + offset,
-    /** The gitlab-shell layout: every cell's bridge on this port of its own 127.0.0.x. */
+    rails: (cellId) => 3000 + cellId + offset,
+    bridge: (cellId) => 4000 + cellId + offset,
+    bridgeMetrics: (cellId) => 4100 + cellId + offset,
+    gitaly: (cellId) => 9000 + cellId + offset,
     shell: 4443 + offset,
     topologyGrpc: 9095 + offset,
     topologyHttp: 9096 + offset,
     routerTopologySsh: 2223 + offset,
     routerTopologyHttp: 8082 + offset,
     routerTopologyMetrics: 8083 + offset,
-    /** The Geo secondary of cell_us0 (`geo-plan.ts`): its SSH entry, router HTTP, Rails, bridge, Gitaly. */
-    geoSsh: 2224 + offset,
-    geoHttp: 8084 + offset,
-    geoRails: 3011 + offset,
-    geoBridge: 4011 + offset,
-    geoGitaly: 9011 + offset,
+    geo: (cellId) => ({
+      ssh: 2223 + cellId + offset,
+      http: 8083 + cellId + offset,
+      rails: 3010 + cellId + offset,
+      bridge: 4010 + cellId + offset,
+      gitaly: 9010 + cellId + offset,
+    }),
   };
 }
-
-export type StackPorts = ReturnType<typeof stackPorts>;
 
 /** Absolute paths inside the data folder (STACK_DATA_DIR, default ./var). */
 export function stackPaths(dataDir: string) {
@@ -95,9 +118,13 @@ export function stackPaths(dataDir: string) {
 
 export type StackPaths = ReturnType<typeof stackPaths>;
 
-/** Every TCP port a stack with this offset binds. */
-export function allStackPorts(offset: number): number[] {
-  const p = stackPorts(offset);
+/** Every TCP port a stack on `ports` binds for cells `cellIds` with Geo sites for `geoCellIds`. */
+export function portsOf(
+  ports: StackPorts,
+  cellIds: readonly number[],
+  geoCellIds: readonly number[],
+): number[] {
+  const p = ports;
   return [
     p.routerSsh,
     p.routerHttp,
@@ -108,13 +135,20 @@ export function allStackPorts(offset: number): number[] {
     p.routerTopologySsh,
     p.routerTopologyHttp,
     p.routerTopologyMetrics,
-    p.geoSsh,
-    p.geoHttp,
-    p.geoRails,
-    p.geoBridge,
-    p.geoGitaly,
-    ...DEMO_CELLS.flatMap((c) => [p.rails(c.id), p.bridge(c.id), p.bridgeMetrics(c.id), p.gitaly(c.id)]),
+    ...geoCellIds.flatMap((id) => Object.values(p.geo(id))),
+    ...cellIds.flatMap((id) => [p.rails(id), p.bridge(id), p.bridgeMetrics(id), p.gitaly(id)]),
   ];
+}
+
+/** Every TCP port a stack of the demo world (`topologies/demo.json`) with this offset binds. */
+export function allStackPorts(offset: number): number[] {
+  const demo = demoWorld();
+  const idOf = (name: string) => demo.cells.find((c) => c.name === name)?.id ?? 0;
+  return portsOf(
+    stackPorts(offset),
+    demo.cells.map((c) => c.id),
+    demo.geo.map(idOf),
+  );
 }
 
 /**
@@ -161,7 +195,7 @@ export function collisionFreeStep(): number {
 }
 
 /** The first port of the kernel's ephemeral range (outgoing connections take ports from there). */
-function ephemeralPortStart(): number {
+export function ephemeralPortStart(): number {
   try {
     const first = Number(
       readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],

@@ -1,20 +1,16 @@
 import type { StackJson } from '../lib/contracts/stack.js';
 import type { Topology } from '../mock-cell/topology-types.js';
 import { geoStackJson, planGeoServices } from './geo-plan.js';
-import {
-  DEMO_CELLS,
-  type DemoCell,
-  HOST,
-  routerCells,
-  type StackNet,
-  type StackPaths,
-  type StackPorts,
-} from './layout.js';
+import { HOST, type StackNet, type StackPaths, type StackPorts } from './layout.js';
+import { routerConfig } from './router-plan.js';
 import type { ServiceSpec } from './supervisor.js';
+import type { World, WorldCell } from './topology-file-resolve.js';
 import {
   bridgeShellListen,
   planRouterTopology,
   planTopologyService,
+  routerCells,
+  routerRegion,
   shellEndpoint,
   topologyServiceAddresses,
   topologyStackJson,
@@ -29,6 +25,7 @@ export interface PlannedService {
 
 /** What every planner needs: where things are, which ports, how services reach each other. */
 interface Plan {
+  world: World;
   paths: StackPaths;
   ports: StackPorts;
   net: StackNet;
@@ -42,32 +39,34 @@ const bindAt = (plan: Plan, port: number) => `${plan.net.bind}:${port}`;
 const listenAt = (plan: Plan, port: number, what: string) => ({ address: bindAt(plan, port), what });
 
 /**
- * The processes of the demo stack and their config files (see docs/contracts.md): tier 0 the mock
- * Gitalys, the mock cell (and the Topology Service), tier 1 the bridges, tier 2 the router (and the
- * `topology` router). `topology` (the local stack; compose has none of it) adds the Topology
- * Service, the second router and the bridges' shell endpoints; `geo` (local only too) the Geo
- * secondary of cell_us0 (`geo-plan.ts`).
+ * The processes of a world and their config files (see docs/contracts.md): tier 0 the mock
+ * Gitalys, the mock cell (and the Topology Service), tier 1 the bridges, tier 2 the routers the
+ * world asks for. `topology` (the local stack; compose has none of it) adds the Topology Service,
+ * the `topology` router and the bridges' shell endpoints; `geo` (local only too) the Geo
+ * secondaries of the file's `geo` (`geo-plan.ts`). Without `topology` the `learn` router always runs.
  */
 export function planServices(
+  world: World,
   paths: StackPaths,
   ports: StackPorts,
   net: StackNet,
   logLevel: string,
   opts: { topology?: boolean; geo?: boolean } = {},
 ): PlannedService[] {
-  const plan: Plan = { paths, ports, net, logLevel, topology: opts.topology === true };
+  const plan: Plan = { world, paths, ports, net, logLevel, topology: opts.topology === true };
+  const learn = world.routers.learn || !plan.topology;
   return [
-    ...(plan.topology ? [planTopologyService(paths, ports, logLevel)] : []),
-    ...DEMO_CELLS.map((cell) => planGitaly(plan, cell)),
+    ...(plan.topology ? [planTopologyService(world, paths, ports, logLevel)] : []),
+    ...world.cells.map((cell) => planGitaly(plan, cell)),
     planMockCell(plan),
-    ...DEMO_CELLS.map((cell) => planBridge(plan, cell)),
-    planRouter(plan),
-    ...(plan.topology ? [planRouterTopology(paths, ports, logLevel)] : []),
-    ...(plan.topology && opts.geo ? planGeoServices(paths, ports, logLevel) : []),
+    ...world.cells.map((cell) => planBridge(plan, cell)),
+    ...(learn ? [planRouter(plan)] : []),
+    ...(plan.topology && world.routers.topology ? [planRouterTopology(world, paths, ports, logLevel)] : []),
+    ...(plan.topology && opts.geo ? planGeoServices(world, paths, ports, logLevel) : []),
   ];
 }
 
-function planGitaly(plan: Plan, cell: DemoCell): PlannedService {
+function planGitaly(plan: Plan, cell: WorldCell): PlannedService {
   const { paths, ports, net } = plan;
   const name = `gitaly-${cell.name}`;
   return {
@@ -77,6 +76,7 @@ function planGitaly(plan: Plan, cell: DemoCell): PlannedService {
       service: 'mock-gitaly',
       configFile: configFile(plan, name),
       listen: [listenAt(plan, ports.gitaly(cell.id), `mock Gitaly of ${cell.name}`)],
+      controls: [{ target: 'gitaly', cell: cell.name }],
     },
     config: {
       listen: bindAt(plan, ports.gitaly(cell.id)),
@@ -91,18 +91,19 @@ function planGitaly(plan: Plan, cell: DemoCell): PlannedService {
 }
 
 function planMockCell(plan: Plan): PlannedService {
-  const { paths, ports } = plan;
+  const { paths, ports, world } = plan;
   return {
     tier: 0,
     spec: {
       name: 'mock-cell',
       service: 'mock-cell',
       configFile: configFile(plan, 'mock-cell'),
-      listen: DEMO_CELLS.map((c) => listenAt(plan, ports.rails(c.id), `mock cell (Rails) of ${c.name}`)),
+      listen: world.cells.map((c) => listenAt(plan, ports.rails(c.id), `mock cell (Rails) of ${c.name}`)),
+      controls: world.cells.map((c) => ({ target: 'rails' as const, cell: c.name })),
     },
     config: {
       topologyFile: paths.topology,
-      listen: DEMO_CELLS.map((c) => ({ cell: c.name, address: bindAt(plan, ports.rails(c.id)) })),
+      listen: world.cells.map((c) => ({ cell: c.name, address: bindAt(plan, ports.rails(c.id)) })),
       shellSecretFile: paths.shellSecret,
       workhorseSecretFile: paths.workhorseSecret,
       gitalyTokenFile: paths.gitalyToken,
@@ -112,7 +113,7 @@ function planMockCell(plan: Plan): PlannedService {
   };
 }
 
-function planBridge(plan: Plan, cell: DemoCell): PlannedService {
+function planBridge(plan: Plan, cell: WorldCell): PlannedService {
   const { paths, ports, net } = plan;
   const name = `bridge-${cell.name}`;
   return {
@@ -128,6 +129,7 @@ function planBridge(plan: Plan, cell: DemoCell): PlannedService {
           ? [{ address: bridgeShellListen(ports, cell), what: `shell endpoint of ${cell.name}` }]
           : []),
       ],
+      controls: [{ target: 'bridge', cell: cell.name }],
     },
     config: {
       listen: bindAt(plan, ports.bridge(cell.id)),
@@ -155,16 +157,25 @@ function planRouter(plan: Plan): PlannedService {
         listenAt(plan, ports.routerMetrics, 'router metrics'),
       ],
     },
-    config: {
+    config: routerConfig(paths, {
+      routing: 'learn',
       sshListen: bindAt(plan, ports.routerSsh),
       httpListen: bindAt(plan, ports.routerHttp),
       metricsListen: bindAt(plan, ports.routerMetrics),
-      hostKeyFiles: paths.hostKeys,
-      shellSecretFile: paths.shellSecret,
-      region: 'us',
-      cells: routerCells((c) => `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`),
+      region: routerRegion(plan.world),
+      cells: routerCells(plan.world, (c) => `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`),
       logLevel: plan.logLevel,
-    },
+    }),
+  };
+}
+
+/** The addresses of the world's main router (stack.json `router`): the learn router, else the topology router. */
+export function mainRouter(world: World, ports: StackPorts) {
+  const learn = world.routers.learn;
+  return {
+    ssh: `${HOST}:${learn ? ports.routerSsh : ports.routerTopologySsh}`,
+    http: `http://${HOST}:${learn ? ports.routerHttp : ports.routerTopologyHttp}`,
+    metrics: `http://${HOST}:${learn ? ports.routerMetrics : ports.routerTopologyMetrics}/metrics`,
   };
 }
 
@@ -173,6 +184,7 @@ function planRouter(plan: Plan): PlannedService {
  * the supervisor adds once every service is up.
  */
 export function stackJson(
+  world: World,
   paths: StackPaths,
   ports: StackPorts,
   topology: Topology,
@@ -182,9 +194,12 @@ export function stackJson(
     const org = topology.namespaces.find((n) => n.path === namespace)?.organization;
     return required(topology.organizations.find((o) => o.path === org)?.cell, `the cell of ${namespace}`);
   };
+  const router = mainRouter(world, ports);
   return {
-    router: { ssh: `${HOST}:${ports.routerSsh}`, http: `http://${HOST}:${ports.routerHttp}` },
-    cells: DEMO_CELLS.map((c) => ({
+    version: 1,
+    topologyFile: world.file,
+    router: { ssh: router.ssh, http: router.http },
+    cells: world.cells.map((c) => ({
       id: c.id,
       name: c.name,
       legacy: c.legacy,
@@ -195,10 +210,10 @@ export function stackJson(
       metrics: `http://${HOST}:${ports.bridgeMetrics(c.id)}/metrics`,
       shellEndpoint: shellEndpoint(ports, c),
     })),
-    users: topology.users.map((u) => ({
+    users: world.users.map((u) => ({
       username: u.username,
       id: u.id,
-      privateKey: paths.userKey(u.username),
+      ...(u.publicKey === undefined ? { privateKey: paths.userKey(u.username) } : {}),
       publicKey: `${paths.userKey(u.username)}.pub`,
     })),
     projects: topology.projects.map((p) => {
@@ -211,15 +226,15 @@ export function stackJson(
       };
     }),
     secrets: { shell: paths.shellSecret, workhorse: paths.workhorseSecret, gitaly: paths.gitalyToken },
-    routerMetrics: `http://${HOST}:${ports.routerMetrics}/metrics`,
+    routerMetrics: router.metrics,
     knownHosts: `${paths.root}/known_hosts`,
-    ...topologyStackJson(ports),
-    geo: topology.geoSites ? geoStackJson(paths, ports).geo : [],
+    ...topologyStackJson(ports, world.routers.topology),
+    geo: topology.geoSites ? geoStackJson(world, paths, ports) : [],
   };
 }
 
-/** The demo data always has it; a stack.json with a hole in it would only fail later, elsewhere. */
+/** A checked world always has it; a stack.json with a hole in it would only fail later, elsewhere. */
 function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`stack.json: no ${what} in the demo data`);
+  if (value === undefined) throw new Error(`stack.json: no ${what} in the world`);
   return value;
 }

@@ -1,20 +1,22 @@
 import type { StackJson } from '../lib/contracts/stack.js';
-import { DEMO_CELLS, type DemoCell, HOST, routerCells, type StackPaths, type StackPorts } from './layout.js';
+import { HOST, type StackCell, type StackPaths, type StackPorts } from './layout.js';
+import { type RouterCell, routerConfig } from './router-plan.js';
 import type { PlannedService } from './stack-config.js';
+import type { World, WorldCell } from './topology-file-resolve.js';
 
 /**
- * The Topology Service half of the local stack (`npm start`): the Topology Service, a second router in
- * `topology` mode, and the gitlab-shell layout: every cell's bridge also listens on one shared port
- * (`ports.shell`) on its own loopback address, because gitlab-shell keeps only the host of a
- * `proxy.address` and adds its `cell_endpoint.port` (`../shared/docs/topology-service.md` §2.4).
+ * The Topology Service half of the local stack: the Topology Service, the router in `topology`
+ * mode (when the world starts it), and the gitlab-shell layout: every cell's bridge also listens on
+ * one shared port (`ports.shell`) on its own loopback address, because gitlab-shell keeps only the
+ * host of a `proxy.address` and adds its `cell_endpoint.port` (`../shared/docs/topology-service.md` §2.4).
  */
 
 /** The loopback address of a cell's shell endpoint: 127.0.0.<id + 1> (cell 1 → 127.0.0.2). */
-export function shellHost(cell: Pick<DemoCell, 'id'>): string {
+export function shellHost(cell: Pick<StackCell, 'id'>): string {
   return `127.0.0.${cell.id + 1}`;
 }
 
-export function shellEndpoint(ports: StackPorts, cell: Pick<DemoCell, 'id'>): string {
+export function shellEndpoint(ports: StackPorts, cell: Pick<StackCell, 'id'>): string {
   return `http://${shellHost(cell)}:${ports.shell}`;
 }
 
@@ -22,7 +24,28 @@ export function topologyServiceAddresses(ports: StackPorts): { grpc: string; htt
   return { grpc: `${HOST}:${ports.topologyGrpc}`, http: `http://${HOST}:${ports.topologyHttp}` };
 }
 
-export function planTopologyService(paths: StackPaths, ports: StackPorts, logLevel: string): PlannedService {
+/** The world's cells as a router's `cells` setting, each reached at `url(cell)`. */
+export function routerCells(world: World, url: (cell: WorldCell) => string): RouterCell[] {
+  return world.cells.map((c) => ({
+    id: c.id,
+    name: c.name,
+    legacy: c.legacy,
+    region: c.region,
+    url: url(c),
+  }));
+}
+
+/** The region of the world's routers: the legacy cell's. */
+export function routerRegion(world: World): string {
+  return world.cells.find((c) => c.legacy)?.region ?? 'us';
+}
+
+export function planTopologyService(
+  world: World,
+  paths: StackPaths,
+  ports: StackPorts,
+  logLevel: string,
+): PlannedService {
   const name = 'topology-service';
   return {
     tier: 0,
@@ -34,26 +57,31 @@ export function planTopologyService(paths: StackPaths, ports: StackPorts, logLev
         { address: `${HOST}:${ports.topologyGrpc}`, what: 'Topology Service gRPC' },
         { address: `${HOST}:${ports.topologyHttp}`, what: 'Topology Service REST' },
       ],
+      controls: [{ target: 'topology-service' }],
     },
     config: {
       grpcListen: `${HOST}:${ports.topologyGrpc}`,
       httpListen: `${HOST}:${ports.topologyHttp}`,
       // `address` is what `proxy.address` answers: the host of the cell's shell endpoint.
-      cells: DEMO_CELLS.map((c) => ({
+      cells: world.cells.map((c) => ({
         id: c.id,
         name: c.name,
         address: shellHost(c),
-        sessionPrefix: `cell-${c.id}`,
+        sessionPrefix: c.sessionPrefix,
       })),
       logLevel,
     },
   };
 }
 
-/** The second router: `routing: "topology"`, its cells at their shell endpoints. */
-export function planRouterTopology(paths: StackPaths, ports: StackPorts, logLevel: string): PlannedService {
+/** The router in `routing: "topology"` mode, its cells at their shell endpoints. */
+export function planRouterTopology(
+  world: World,
+  paths: StackPaths,
+  ports: StackPorts,
+  logLevel: string,
+): PlannedService {
   const name = 'router-topology';
-  const ts = topologyServiceAddresses(ports);
   return {
     tier: 2,
     spec: {
@@ -66,40 +94,40 @@ export function planRouterTopology(paths: StackPaths, ports: StackPorts, logLeve
         { address: `${HOST}:${ports.routerTopologyMetrics}`, what: 'topology router metrics' },
       ],
     },
-    config: {
+    config: routerConfig(paths, {
+      routing: 'topology',
       sshListen: `${HOST}:${ports.routerTopologySsh}`,
       httpListen: `${HOST}:${ports.routerTopologyHttp}`,
       metricsListen: `${HOST}:${ports.routerTopologyMetrics}`,
-      hostKeyFiles: paths.hostKeys,
-      shellSecretFile: paths.shellSecret,
-      region: 'us',
-      cells: routerCells((c) => shellEndpoint(ports, c)),
-      routing: 'topology',
-      topologyServiceAddress: ts.grpc,
-      topologyServiceUrl: ts.http,
-      cellEndpointScheme: 'http',
-      cellEndpointPort: ports.shell,
+      region: routerRegion(world),
+      cells: routerCells(world, (c) => shellEndpoint(ports, c)),
+      topologyService: { ...topologyServiceAddresses(ports), cellEndpointPort: ports.shell },
       logLevel,
-    },
+    }),
   };
 }
 
 /** The bridge's `shellListen` of a cell. */
-export function bridgeShellListen(ports: StackPorts, cell: DemoCell): string {
+export function bridgeShellListen(ports: StackPorts, cell: Pick<StackCell, 'id'>): string {
   return `${shellHost(cell)}:${ports.shell}`;
 }
 
-/** What stack.json adds for this half (`lib/contracts/stack.ts`). */
+/** What stack.json adds for this half (`lib/contracts/stack.ts`); the router only when started. */
 export function topologyStackJson(
   ports: StackPorts,
+  router: boolean,
 ): Pick<StackJson, 'topologyService' | 'routerTopology' | 'routerTopologyMetrics'> {
   return {
     topologyService: topologyServiceAddresses(ports),
-    routerTopology: {
-      ssh: `${HOST}:${ports.routerTopologySsh}`,
-      http: `http://${HOST}:${ports.routerTopologyHttp}`,
-    },
-    routerTopologyMetrics: `http://${HOST}:${ports.routerTopologyMetrics}/metrics`,
+    ...(router
+      ? {
+          routerTopology: {
+            ssh: `${HOST}:${ports.routerTopologySsh}`,
+            http: `http://${HOST}:${ports.routerTopologyHttp}`,
+          },
+          routerTopologyMetrics: `http://${HOST}:${ports.routerTopologyMetrics}/metrics`,
+        }
+      : {}),
   };
 }
 
@@ -108,8 +136,8 @@ export function topologyStackJson(
  * §2.1): `gitlab_url` the legacy cell's bridge (TCP, not a socket), the Topology Service, the
  * `cell_endpoint` every cell's bridge shares, the shell secret file.
  */
-export function gitlabShellConfigYml(paths: StackPaths, ports: StackPorts): string {
-  const legacy = DEMO_CELLS.find((c) => c.legacy) as DemoCell;
+export function gitlabShellConfigYml(world: World, paths: StackPaths, ports: StackPorts): string {
+  const legacy = world.cells.find((c) => c.legacy) ?? { id: 1 };
   return [
     '# gitlab-shell in Cells mode against this stack (written by npm start).',
     '# Every cell is reached at http://<proxy.address host>:<cell_endpoint.port>; see README.md.',

@@ -4,6 +4,11 @@
  * Addresses are `host:port` or URLs on the host the stack runs on.
  */
 export interface StackJson {
+  /** Version of this format. */
+  version: 1;
+  /** Absolute path of the topology file the world was started from (`lib/contracts/topology-file.ts`). */
+  topologyFile: string;
+  /** The world's main router: the `learn` router when the world starts it, else the `topology` router. */
   router: { ssh: string; http: string };
   cells: Array<{
     id: number;
@@ -27,10 +32,10 @@ export interface StackJson {
   }>;
   /** The Topology Service: gRPC `host:port` and the REST base URL. */
   topologyService: { grpc: string; http: string };
-  /** The second router, `routing: "topology"`. */
-  routerTopology: { ssh: string; http: string };
-  /** Its Prometheus endpoint. */
-  routerTopologyMetrics: string;
+  /** The router in `routing: "topology"` mode; present only when the world starts it. */
+  routerTopology?: { ssh: string; http: string };
+  /** Its Prometheus endpoint (present with `routerTopology`). */
+  routerTopologyMetrics?: string;
   /**
    * Geo secondary sites (`stack/geo-plan.ts`): the cell whose secondary it is, the site's name, its
    * SSH entry (`host:port`, a router in `site` mode), its Rails and bridge URLs, its Gitaly
@@ -45,12 +50,17 @@ export interface StackJson {
     gitaly: string;
     storage: string;
   }>;
-  users: Array<{ username: string; id: number; privateKey: string; publicKey: string }>;
+  /**
+   * Every user: the files of the key pair the stack generated (`privateKey` absent when the topology
+   * file gave the user's public key, then `publicKey` is that key's line in a file of the stack's).
+   */
+  users: Array<{ username: string; id: number; privateKey?: string; publicKey: string }>;
   projects: Array<{ path: string; cell: string; visibility: string; repository: string }>;
   /** Files holding the shell secret, the workhorse secret and the Gitaly token. */
   secrets: { shell: string; workhorse: string; gitaly: string };
+  /** The Prometheus endpoint of `router`. */
   routerMetrics: string;
-  /** An OpenSSH known_hosts file with the router's host key. */
+  /** An OpenSSH known_hosts file with the routers' host keys. */
   knownHosts: string;
   /**
    * The world's control API (HTTP on loopback, `Authorization: Bearer <contents of tokenFile>`) and

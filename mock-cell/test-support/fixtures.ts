@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { jwtKey, signShellJwt, signWorkhorseJwt } from '../../lib/jwt.js';
 import { createLogger } from '../../lib/logger.js';
-import { DEMO_PROJECTS, DEMO_USERS, demoTopology as stackDemoTopology } from '../../stack/demo-topology.js';
 import { LOCAL_NET, stackPaths, stackPorts } from '../../stack/layout.js';
+import { worldTopology } from '../../stack/topology-file-convert.js';
+import { demoWorld } from '../../stack/topology-file-load.js';
 import { buildCellApp, type CellAppDeps } from '../app.js';
 import { TopologyModel } from '../topology.js';
 import type { Topology } from '../topology-types.js';
 
 /**
- * The mock cell's tests run on the stack's demo topology (`stack/demo-topology.ts`, seed 000): four
+ * The mock cell's tests run on the stack's demo topology (`topologies/demo.json`, seed 000): four
  * cells, cell_us0 legacy; gitlab-org (public projects) in cell_us0, not-my-company and acme.corp in
  * cell_us1, my-company and john.doe in cell_eu0. root is admin, bob Maintainer of gitlab-org, dave
  * Maintainer of my-company, alice Developer and carol Reporter of my-company/my-project only. `main` is
@@ -41,25 +42,31 @@ export function keyBlob(line: string): string {
   return line.split(' ')[1] as string;
 }
 
-/** The demo users as the tests name them (`stack/demo-topology.ts` `DEMO_USERS`); `org` is the default organization. */
-export const USERS = DEMO_USERS.map((u) => ({
+const DEMO = demoWorld();
+
+/** The demo users as the tests name them (`topologies/demo.json`); `org` is the default organization. */
+export const USERS = DEMO.users.map((u) => ({
   id: u.id,
   username: u.username,
-  admin: 'admin' in u && u.admin,
+  admin: u.admin,
   org: u.defaultOrganization,
 }));
 
-export type DemoUser = (typeof DEMO_USERS)[number]['username'];
+export type DemoUser = string;
 
-/** Key id of each demo user's SSH key (same as the user id). */
-export const keyIdOf = (username: DemoUser) =>
-  DEMO_USERS.find((u) => u.username === username)?.keyId as number;
+/** Key id of each demo user's SSH key (the stack gives each key its user's id). */
+export const keyIdOf = (username: DemoUser) => DEMO.users.find((u) => u.username === username)?.id as number;
 
-/** The demo projects (`stack/demo-topology.ts` `DEMO_PROJECTS`). */
-export const PROJECTS = DEMO_PROJECTS;
+/** The demo projects (`topologies/demo.json`): id, namespace, path (inside the namespace), visibility. */
+export const PROJECTS = DEMO.projects.map((p) => ({
+  id: p.id,
+  namespace: p.namespace,
+  path: p.path,
+  visibility: p.visibility,
+}));
 
 /**
- * The stack's demo topology (`stack/demo-topology.ts`) on the default ports, with storages under
+ * The stack's demo topology (`topologies/demo.json`, converted as the stack does) on the default ports, with storages under
  * `storageRoot/<cell>` and each user's key `sshKeyLine(keyId)`. Two differences, for the tests:
  * `externalUrl` is a public name rather than the router's loopback address, and `/explore` is pinned
  * to `cell_eu1` (the demo pins every fixed route to the legacy cell, where a `fixed` answer could not
@@ -67,11 +74,11 @@ export const PROJECTS = DEMO_PROJECTS;
  */
 export function demoTopology(storageRoot: string): Topology {
   const paths = { ...stackPaths(storageRoot), storage: (cell: string) => join(storageRoot, cell) };
-  const keys = Object.fromEntries(DEMO_USERS.map((u) => [u.username, sshKeyLine(u.keyId)]));
+  const keys = Object.fromEntries(DEMO.users.map((u) => [u.username, sshKeyLine(u.id)]));
   // Through JSON, as the stack writes topology.json: the demo shares one protectedBranches array
   // between its projects, and tests edit theirs.
   const demo = JSON.parse(
-    JSON.stringify(stackDemoTopology(stackPorts(0), paths, keys, LOCAL_NET)),
+    JSON.stringify(worldTopology(DEMO, stackPorts(0), paths, keys, LOCAL_NET)),
   ) as Topology;
   return {
     ...demo,

@@ -9,7 +9,7 @@ import { jwtKey } from '../../lib/jwt.js';
 import { readSecretFile } from '../../lib/secrets.js';
 import { postEndlessBodyReadingLate } from '../../lib/test-support/late-reader.js';
 import { type GeoNodeKey, signGeoToken } from '../../mock-cell/geo/token.js';
-import { GEO_SITE, geoPaths } from '../../stack/geo-plan.js';
+import { geoPaths, geoSiteName } from '../../stack/geo-plan.js';
 import { stackPaths } from '../../stack/layout.js';
 import { isAlive, rssMiB } from '../helpers/procs.js';
 import { run } from '../helpers/run.js';
@@ -26,6 +26,10 @@ import {
   requestHeaderBlock,
 } from './wire.js';
 
+/** The demo's Geo secondary site, of its legacy cell. */
+const GEO_CELL = { name: 'cell_us0' };
+const GEO_SITE = geoSiteName(GEO_CELL);
+
 /**
  * Hostile HTTP clients (bounded loops, loopback only) against the bridge's HTTP/2 side and the
  * router's HTTP/1.1 front: each is held with bounded memory, the service stays up, and a real
@@ -41,7 +45,7 @@ const cellBridge = (name: string) => stack.json.cells.find((c) => c.name === nam
 const geoNode = (): GeoNodeKey => ({
   site: GEO_SITE,
   accessKey: `${GEO_SITE}-access-key`,
-  secret: jwtKey(readSecretFile(geoPaths(stackPaths(stack.dataDir)).secondarySecret)),
+  secret: jwtKey(readSecretFile(geoPaths(stackPaths(stack.dataDir), GEO_CELL).secondarySecret)),
 });
 const MEMORY_BOUND_MIB = 150;
 

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashedRepoPath } from '../../lib/repo-path.js';
 import { composeNet, TOPOLOGY_SERVICE } from '../../stack/compose-init.js';
-import { DEMO_PROJECTS, demoTopology } from '../../stack/demo-topology.js';
-import { composeServiceName, DEMO_CELLS, stackPaths, stackPorts } from '../../stack/layout.js';
+import { composeServiceName, stackPaths, stackPorts } from '../../stack/layout.js';
+import { worldTopology } from '../../stack/topology-file-convert.js';
+import { demoWorld } from '../../stack/topology-file-load.js';
 import { run } from '../helpers/run.js';
 import { detectEngine } from './engine.js';
 import { type ClientRun, loadCompose, World } from './world.js';
@@ -22,13 +23,13 @@ const required = process.env.CONTAINERS_REQUIRED === '1';
 if (!engine.ok) process.stderr.write(`test/containers: skipped: ${engine.reason}\n`);
 
 const paths = stackPaths('/data');
-const topology = demoTopology(stackPorts(0), paths, {}, composeNet());
+const topology = worldTopology(demoWorld(), stackPorts(0), paths, {}, composeNet());
 /** Where each demo project's bare repository is inside its cell's Gitaly container. */
-const repos = DEMO_PROJECTS.map((p) => {
+const repos = demoWorld().projects.map((p) => {
   const full = `${p.namespace}/${p.path}`;
   const org = topology.namespaces.find((n) => n.path === p.namespace)?.organization;
   const cellName = topology.organizations.find((o) => o.path === org)?.cell;
-  const cell = DEMO_CELLS.find((c) => c.name === cellName);
+  const cell = demoWorld().cells.find((c) => c.name === cellName);
   if (!cell) throw new Error(`no cell for ${full}`);
   return {
     full,

@@ -8,13 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtKey, signShellJwt } from '../../lib/jwt.js';
 import { readSecretFile } from '../../lib/secrets.js';
 import { signGeoToken } from '../../mock-cell/geo/token.js';
-import { GEO_SITE, geoPaths } from '../../stack/geo-plan.js';
+import { geoPaths, geoSiteName } from '../../stack/geo-plan.js';
 import { stackPaths } from '../../stack/layout.js';
 import { commitRandomFiles, GIT_IDENTITY, killPushMidTransfer } from '../helpers/interrupted-push.js';
 import { waitUntil } from '../helpers/poll.js';
 import { listProcesses } from '../helpers/procs.js';
 import { run, runOk } from '../helpers/run.js';
 import { type RunningStack, startStack } from '../helpers/stack.js';
+
+/** The demo's Geo secondary site, of its legacy cell. */
+const GEO_CELL = { name: 'cell_us0' };
+const GEO_SITE = geoSiteName(GEO_CELL);
 
 /**
  * The Geo secondary of cell_us0 (`stack/geo-plan.ts`): its own SSH entry (a router in `site`
@@ -215,7 +219,7 @@ describe('Geo secondary of cell_us0', () => {
   });
 
   it('answers forged, expired and wrong-scope GL-Geo tokens at the primary with a fast 401, body unread', async () => {
-    const g = geoPaths(stackPaths(stack.dataDir));
+    const g = geoPaths(stackPaths(stack.dataDir), GEO_CELL);
     const node = {
       site: GEO_SITE,
       accessKey: `${GEO_SITE}-access-key`,

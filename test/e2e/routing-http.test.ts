@@ -9,7 +9,7 @@ import { decodeRoutableToken } from '../../lib/routable-token.js';
 import { readSecretFile } from '../../lib/secrets.js';
 import type { CellConfig } from '../../router/config.js';
 import { fetchCounters, type SpawnedRouter, spawnRouter } from '../../router/test-support/spawned-router.js';
-import { DEMO_CELLS } from '../../stack/layout.js';
+import { demoWorld } from '../../stack/topology-file-load.js';
 import { type Answer, HttpClient, type RequestOptions, signInForm } from '../helpers/http-client.js';
 import { type RunningStack, startStack } from '../helpers/stack.js';
 
@@ -37,7 +37,7 @@ function routerCells(): CellConfig[] {
     id: c.id,
     name: c.name,
     legacy: c.legacy,
-    region: DEMO_CELLS.find((d) => d.name === c.name)?.region ?? 'us',
+    region: demoWorld().cells.find((d) => d.name === c.name)?.region ?? 'us',
     url: c.bridge,
   }));
 }

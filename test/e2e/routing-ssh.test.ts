@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtKey, SHELL_HEADER, signShellJwt } from '../../lib/jwt.js';
 import { readSecretFile } from '../../lib/secrets.js';
 import { fetchCounters, type SpawnedRouter, spawnRouter } from '../../router/test-support/spawned-router.js';
-import { DEMO_CELLS } from '../../stack/layout.js';
+import { demoWorld } from '../../stack/topology-file-load.js';
 import { run, runOk } from '../helpers/run.js';
 import { type RunningStack, startStack } from '../helpers/stack.js';
 
@@ -50,7 +50,7 @@ beforeAll(async () => {
       id: c.id,
       name: c.name,
       legacy: c.legacy,
-      region: DEMO_CELLS.find((d) => d.name === c.name)?.region ?? 'us',
+      region: demoWorld().cells.find((d) => d.name === c.name)?.region ?? 'us',
       url: c.bridge,
     })),
     settings: { learnCacheMaxTtlMs: SHORT_TTL_MS },

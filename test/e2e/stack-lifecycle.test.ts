@@ -23,7 +23,7 @@ describe('npm start stack', () => {
           expect(existsSync(c.storage)).toBe(true);
         }
         for (const u of j.users) {
-          expect(statSync(u.privateKey).mode & 0o077).toBe(0);
+          expect(statSync(u.privateKey ?? '').mode & 0o077).toBe(0);
           expect(readFileSync(u.publicKey, 'utf8')).toMatch(/^ssh-ed25519 /);
         }
         for (const p of j.projects) expect(existsSync(`${p.repository}/HEAD`)).toBe(true);

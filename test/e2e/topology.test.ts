@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeRoutableToken } from '../../lib/routable-token.js';
 import { type SpawnedRouter, spawnRouter } from '../../router/test-support/spawned-router.js';
-import { DEMO_CELLS } from '../../stack/layout.js';
+import { demoWorld } from '../../stack/topology-file-load.js';
 import { startTopology } from '../../topology-service/test-support/harness.js';
 import { run, runOk } from '../helpers/run.js';
 import { type RunningStack, startStack } from '../helpers/stack.js';
@@ -36,7 +36,13 @@ const PROJECTS = [
   ['my-company/my-project', 'cell_eu0'],
 ] as const;
 
-const topoUrl = (project: string) => `ssh://git@${stack.json.routerTopology.ssh}/${project}.git`;
+/** The topology router of the demo stack (which always starts it). */
+const routerTopology = () => {
+  const r = stack.json.routerTopology;
+  if (!r) throw new Error('stack.json names no topology router');
+  return r;
+};
+const topoUrl = (project: string) => `ssh://git@${routerTopology().ssh}/${project}.git`;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -52,11 +58,11 @@ afterAll(async () => {
 describe('stack.json and the gitlab-shell layout', () => {
   it('names the Topology Service, the topology router and each cell shell endpoint', () => {
     expect(stack.json.topologyService.grpc).toMatch(/^127\.0\.0\.1:\d+$/);
-    expect(stack.json.routerTopology.http).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(routerTopology().http).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const ports = new Set(stack.json.cells.map((c) => new URL(c.shellEndpoint).port));
     expect(ports.size).toBe(1);
     expect(stack.json.cells.map((c) => new URL(c.shellEndpoint).hostname)).toEqual(
-      DEMO_CELLS.map((c) => `127.0.0.${c.id + 1}`),
+      demoWorld().cells.map((c) => `127.0.0.${c.id + 1}`),
     );
   });
 });
@@ -103,7 +109,7 @@ describe('git through the topology router', () => {
 
 describe('HTTP front classify rules through the Topology Service', () => {
   it('routes a PAT, a runner token and a job token by the cell the service names', async () => {
-    const front = () => new HttpClient(stack.json.routerTopology.http);
+    const front = () => new HttpClient(routerTopology().http);
     const dave = front();
     await dave.signIn('dave');
     const before = topologyCalls(stack, 'POST /v1/classify').length;
@@ -200,7 +206,7 @@ describe('Topology Service stopped', () => {
         id: c.id,
         name: c.name,
         legacy: c.legacy,
-        region: DEMO_CELLS.find((d) => d.name === c.name)?.region ?? 'us',
+        region: demoWorld().cells.find((d) => d.name === c.name)?.region ?? 'us',
         url: c.shellEndpoint,
       })),
       settings: {

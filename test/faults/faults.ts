@@ -159,7 +159,7 @@ const topologyDown: Fault = {
   label: 'Topology Service unresponsive (topology router): legacy cell fallback',
   when: 'before',
   expect: 'succeed',
-  via: (world) => world.stack.json.routerTopology.ssh,
+  via: (world) => world.stack.json.routerTopology?.ssh ?? world.stack.json.router.ssh,
   inject: async ({ world }) => {
     process.kill(world.pid('topology-service'), 'SIGSTOP');
     return Date.now();

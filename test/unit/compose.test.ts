@@ -13,9 +13,10 @@ import {
   healthProbes,
   TOPOLOGY_SERVICE,
 } from '../../stack/compose-init.js';
-import { COMPOSE_NET, composeServiceName, DEMO_CELLS, stackPaths, stackPorts } from '../../stack/layout.js';
+import { COMPOSE_NET, composeServiceName, stackPaths, stackPorts } from '../../stack/layout.js';
 import { nodeFlagsFor } from '../../stack/node-flags.js';
 import { planServices } from '../../stack/stack-config.js';
+import { demoWorld } from '../../stack/topology-file-load.js';
 import { run } from '../helpers/run.js';
 
 interface ComposeService {
@@ -41,7 +42,7 @@ const compose = parse(readFileSync(join(root, 'compose.yaml'), 'utf8'), { merge:
   networks: Record<string, unknown>;
 };
 const paths = stackPaths('/data');
-const planned = planServices(stackPaths('/data'), stackPorts(0), COMPOSE_NET, 'info');
+const planned = planServices(demoWorld(), stackPaths('/data'), stackPorts(0), COMPOSE_NET, 'info');
 const topologyService = composeTopologyService(stackPaths('/data'), COMPOSE_NET);
 
 function portOf(address: unknown): string {
@@ -61,7 +62,7 @@ function expectedContainers() {
   for (const p of planned) {
     const c = p.config;
     if (p.spec.service === 'mock-cell') {
-      for (const cell of DEMO_CELLS) {
+      for (const cell of demoWorld().cells) {
         const listen = (c.listen as Array<{ cell: string; address: string }>).find(
           (l) => l.cell === cell.name,
         );
@@ -74,7 +75,7 @@ function expectedContainers() {
       }
       continue;
     }
-    const cell = DEMO_CELLS.find((d) => p.spec.name.endsWith(d.name));
+    const cell = demoWorld().cells.find((d) => p.spec.name.endsWith(d.name));
     const kind =
       p.spec.service === 'mock-gitaly' ? 'gitaly' : p.spec.service === 'bridge' ? 'bridge' : 'router';
     const ports =
@@ -153,7 +154,7 @@ describe('compose.yaml', () => {
     expect(compose.services[TOPOLOGY_SERVICE]?.depends_on).toEqual({
       init: { condition: 'service_completed_successfully' },
     });
-    for (const cell of DEMO_CELLS) {
+    for (const cell of demoWorld().cells) {
       expect(compose.services[composeServiceName('rails', cell)]?.depends_on).toEqual({
         init: { condition: 'service_completed_successfully' },
         [TOPOLOGY_SERVICE]: { condition: 'service_healthy' },
@@ -164,7 +165,7 @@ describe('compose.yaml', () => {
   });
 
   it('starts each bridge after its cell’s Rails and Gitaly are healthy, the router after every bridge', () => {
-    for (const cell of DEMO_CELLS) {
+    for (const cell of demoWorld().cells) {
       const bridge = compose.services[composeServiceName('bridge', cell)];
       expect(bridge?.depends_on).toEqual({
         init: { condition: 'service_completed_successfully' },
@@ -175,7 +176,7 @@ describe('compose.yaml', () => {
     expect(compose.services.router?.depends_on).toEqual({
       init: { condition: 'service_completed_successfully' },
       ...Object.fromEntries(
-        DEMO_CELLS.map((c) => [composeServiceName('bridge', c), { condition: 'service_healthy' }]),
+        demoWorld().cells.map((c) => [composeServiceName('bridge', c), { condition: 'service_healthy' }]),
       ),
     });
     expect(compose.services.client?.depends_on).toEqual({ router: { condition: 'service_healthy' } });
@@ -183,7 +184,7 @@ describe('compose.yaml', () => {
 
   it('gives each cell’s Gitaly (and its Rails, for quarantined objects) that cell’s repositories volume', () => {
     const mounted = (svc: ComposeService | undefined) => svc?.volumes ?? [];
-    for (const cell of DEMO_CELLS) {
+    for (const cell of demoWorld().cells) {
       const volume = `repositories-${cell.name.replace(/^cell_/, '')}`;
       const at = dirname(paths.storage(cell.name)); // the storage and the Gitaly runtime folder
       expect(compose.volumes).toHaveProperty(volume);
@@ -283,14 +284,14 @@ describe('stack/compose-init.ts', () => {
     expect(ts.grpcListen).toBe('0.0.0.0:9095');
     expect(ts.httpListen).toBe('0.0.0.0:9096');
     expect(ts.cells).toEqual(
-      DEMO_CELLS.map((c) => ({
+      demoWorld().cells.map((c) => ({
         id: c.id,
         name: c.name,
         address: composeServiceName('bridge', c),
         sessionPrefix: `cell-${c.id}`,
       })),
     );
-    for (const cell of DEMO_CELLS) {
+    for (const cell of demoWorld().cells) {
       const config = JSON.parse(await readFile(`${p.configDir}/mock-cell-${cell.name}.json`, 'utf8')) as {
         topologyService?: string;
         listen: Array<{ cell: string }>;

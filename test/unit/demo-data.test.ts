@@ -3,18 +3,19 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureDemoRepositories, repositoryDirs } from '../../stack/demo-data.js';
-import { DEMO_USERS, demoTopology } from '../../stack/demo-topology.js';
+import { ensureRepositories, repositoryDirs } from '../../stack/demo-data.js';
 import { allStackPorts, findFreeOffset, LOCAL_NET, stackPaths, stackPorts } from '../../stack/layout.js';
+import { worldTopology } from '../../stack/topology-file-convert.js';
+import { demoWorld } from '../../stack/topology-file-load.js';
 import { runOk } from '../helpers/run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'demo-data-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const keys = Object.fromEntries(
-  DEMO_USERS.map((u) => [u.username, `ssh-ed25519 AAAA${u.username} ${u.username}`]),
+  demoWorld().users.map((u) => [u.username, `ssh-ed25519 AAAA${u.username} ${u.username}`]),
 );
-const topology = demoTopology(stackPorts(100), stackPaths(dir), keys, LOCAL_NET);
+const topology = worldTopology(demoWorld(), stackPorts(100), stackPaths(dir), keys, LOCAL_NET);
 
 describe('demo topology', () => {
   it('places projects in the cells of the seed', () => {
@@ -55,7 +56,7 @@ describe('demo topology', () => {
 
 describe('demo repositories', () => {
   it('have real history: branches, annotated and lightweight tags', async () => {
-    const dirs = await ensureDemoRepositories(topology);
+    const dirs = await ensureRepositories(topology, demoWorld());
     const repo = dirs['my-company/my-project'] as string;
     const refs = await runOk('git', ['--git-dir', repo, 'for-each-ref', '--format=%(refname) %(objecttype)']);
     expect(refs.trim().split('\n').sort()).toEqual([

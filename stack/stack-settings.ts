@@ -1,0 +1,84 @@
+import { parseArgs } from 'node:util';
+import { bool, ConfigError, int, loadConfig, oneOf, str } from '../lib/config.js';
+import { DEFAULT_RESTART_POLICY } from './restart-policy.js';
+import { DEMO_TOPOLOGY_FILE } from './topology-file-load.js';
+
+/**
+ * The settings of `node dist/stack/main.js` (`npm start`): defaults → `STACK_*` environment →
+ * command-line flags (which win) → validated and frozen, as `lib/config.ts` does for every service.
+ */
+export interface StackSettings {
+  /** `--topology` / `STACK_TOPOLOGY`: the topology file (default: the package's topologies/demo.json). */
+  topology: string;
+  dataDir: string;
+  portOffset: number;
+  /** `--free-ports` / `STACK_FREE_PORTS`: every port picked free at start instead of defaults + offset. */
+  freePorts: boolean;
+  logLevel: string;
+  /** `--geo` / `STACK_GEO`: the Geo secondaries the file asks for run (`on`) or not (`off`). */
+  geo: 'on' | 'off';
+  /** `STACK_RESTART_STABLE_MS`: up this long, a service's next death counts as its first again. */
+  restartStableMs: number;
+}
+
+export const USAGE =
+  'usage: node dist/stack/main.js [--topology FILE] [--data-dir DIR] [--port-offset N | --free-ports] [--log-level L] [--geo on|off]';
+
+/** The flags as the environment variables they override. */
+function flagsAsEnv(argv: readonly string[]): Record<string, string> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        topology: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'port-offset': { type: 'string' },
+        'free-ports': { type: 'boolean' },
+        'log-level': { type: 'string' },
+        geo: { type: 'string' },
+      },
+    }).values;
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message}\n${USAGE}`);
+  }
+  if (values['port-offset'] !== undefined && values['free-ports'] === true)
+    throw new ConfigError(`--port-offset and --free-ports exclude each other\n${USAGE}`);
+  const env: Record<string, string> = {};
+  const set = (name: string, value: string | boolean | undefined) => {
+    if (value !== undefined) env[name] = String(value);
+  };
+  set('STACK_TOPOLOGY', values.topology);
+  set('STACK_DATA_DIR', values['data-dir']);
+  set('STACK_PORT_OFFSET', values['port-offset']);
+  set('STACK_FREE_PORTS', values['free-ports']);
+  if (values['port-offset'] !== undefined) env.STACK_FREE_PORTS = 'false';
+  if (values['free-ports'] === true) env.STACK_PORT_OFFSET = '0';
+  set('STACK_LOG_LEVEL', values['log-level']);
+  set('STACK_GEO', values.geo);
+  return env;
+}
+
+export function stackSettings(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): StackSettings {
+  const settings = loadConfig<StackSettings>(
+    {
+      topology: { validate: str, default: DEMO_TOPOLOGY_FILE, env: 'STACK_TOPOLOGY' },
+      dataDir: { validate: str, default: './var', env: 'STACK_DATA_DIR' },
+      portOffset: { validate: int(0, 50_000), default: 0, env: 'STACK_PORT_OFFSET' },
+      freePorts: { validate: bool, default: false, env: 'STACK_FREE_PORTS' },
+      logLevel: { validate: str, default: 'info', env: 'STACK_LOG_LEVEL' },
+      geo: { validate: oneOf('on', 'off'), default: 'on', env: 'STACK_GEO' },
+      restartStableMs: {
+        validate: int(1000),
+        default: DEFAULT_RESTART_POLICY.stableMs,
+        env: 'STACK_RESTART_STABLE_MS',
+      },
+    },
+    { prefix: 'STACK', env: { ...env, ...flagsAsEnv(argv) } },
+  );
+  if (settings.freePorts && settings.portOffset !== 0)
+    throw new ConfigError('STACK_PORT_OFFSET and STACK_FREE_PORTS exclude each other');
+  return settings;
+}

@@ -35,7 +35,11 @@ function checkCells(f: TopologyFile, add: Add): void {
   unique(add, 'cells', f.cells, 'name', (c) => c.name);
   const ids = resolveCells(f);
   unique(add, 'cells', ids, 'id', (c) => String(c.id));
-  unique(add, 'cells', ids, 'sessionPrefix', (c) => c.sessionPrefix);
+  f.cells.forEach((c, i) => {
+    const clash = ids.findIndex((o, j) => j !== i && o.sessionPrefix === c.sessionPrefix);
+    if (c.sessionPrefix !== undefined && clash !== -1)
+      add(`cells[${i}].sessionPrefix`, `"${c.sessionPrefix}" is also the session prefix of cells[${clash}]`);
+  });
   const legacy = f.cells.flatMap((c, i) => (c.legacy === true ? [i] : []));
   if (legacy.length === 0 && f.cells.length > 0) add('cells', 'no cell is legacy (exactly one must be)');
   for (const i of legacy.slice(1))

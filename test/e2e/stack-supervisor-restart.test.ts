@@ -3,11 +3,10 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StackJson } from '../../lib/contracts/stack.js';
 import { waitUntil } from '../helpers/poll.js';
 import { isAlive } from '../helpers/procs.js';
 import { run } from '../helpers/run.js';
-import { type RunningStack, startStack } from '../helpers/stack.js';
+import { type RunningStack, readStackJson, startStack } from '../helpers/stack.js';
 
 let stack: RunningStack;
 let work: string;
@@ -22,8 +21,7 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-const currentPids = () =>
-  (JSON.parse(readFileSync(join(stack.dataDir, 'stack.json'), 'utf8')) as StackJson).pids;
+const currentPids = () => readStackJson(join(stack.dataDir, 'stack.json')).pids;
 
 describe('stack supervisor: a service that dies is started again', () => {
   it('restarts a SIGKILLed bridge with backoff, says so in its log, and the stack serves through it again', async () => {

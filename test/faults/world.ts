@@ -4,7 +4,6 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
-  readFileSync,
   renameSync,
   writeFileSync,
 } from 'node:fs';
@@ -13,12 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureRepo, type GeneratedRepo, placeRepo } from '../../bench/repo-gen.js';
-import type { StackJson } from '../../lib/contracts/stack.js';
 import { projectRoot } from '../../lib/proto.js';
 import { waitUntil } from '../helpers/poll.js';
 import { descendants, isAlive, listProcesses, type Proc } from '../helpers/procs.js';
 import { runOk } from '../helpers/run.js';
-import { type RunningStack, startStack } from '../helpers/stack.js';
+import { type RunningStack, readStackJson, startStack } from '../helpers/stack.js';
 
 /** The timeouts the matrix's stack runs with, short enough for a stalled client to hit them. */
 export const TIMEOUTS = { tunnelIdleMs: 5_000, internalApiMs: 3_000, preauthMs: 3_000, topologyMs: 1_000 };
@@ -122,7 +120,7 @@ export class FaultWorld {
 
   /** stack.json as it is now (the supervisor rewrites its pids after a restart). */
   pids(): Record<string, number> {
-    return (JSON.parse(readFileSync(join(this.stack.dataDir, 'stack.json'), 'utf8')) as StackJson).pids;
+    return readStackJson(join(this.stack.dataDir, 'stack.json')).pids;
   }
 
   pid(service: string): number {

@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StackJson } from '../../lib/contracts/stack.js';
+import { schemaValidator } from '../../lib/json-schema.js';
 import { projectRoot } from '../../lib/proto.js';
 import { EXIT_ADDRESS_IN_USE, findSpareOffset, stackPorts } from '../../stack/layout.js';
 import { listProcesses } from './procs.js';
@@ -70,26 +71,43 @@ export interface StackProcess {
 }
 
 /**
- * Spawns the stack's main process on `dataDir` with port offset `offset`, detached in its own
- * process group (ended by `killGroup(pgid)` or, at the latest, when this test process exits).
+ * Reads `<dataDir>/stack.json` and checks it against `schemas/stack.schema.json`: a stack.json the
+ * stack writes that does not conform fails the test that reads it.
+ */
+export function readStackJson(file: string): StackJson {
+  const json: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const problems = schemaValidator('stack')(json);
+  if (problems.length > 0) throw new Error(`${file} does not conform to its schema:\n${problems.join('\n')}`);
+  return json as StackJson;
+}
+
+/**
+ * Spawns the stack's main process on `dataDir` with port offset `offset` (none: `args` chooses, e.g.
+ * `--free-ports`) and the command-line `args`, detached in its own process group (ended by
+ * `killGroup(pgid)` or, at the latest, when this test process exits).
  */
 export function spawnStack(opts: {
   dataDir: string;
-  offset: number;
+  offset?: number;
+  args?: string[];
   logLevel?: string;
   env?: Record<string, string>;
 }): StackProcess {
-  const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'stack', 'main.js')], {
-    env: {
-      ...process.env,
-      ...opts.env,
-      STACK_DATA_DIR: opts.dataDir,
-      STACK_PORT_OFFSET: String(opts.offset),
-      STACK_LOG_LEVEL: opts.logLevel ?? 'info',
+  const child = spawn(
+    process.execPath,
+    [join(projectRoot(), 'dist', 'stack', 'main.js'), ...(opts.args ?? [])],
+    {
+      env: {
+        ...process.env,
+        ...opts.env,
+        STACK_DATA_DIR: opts.dataDir,
+        ...(opts.offset === undefined ? {} : { STACK_PORT_OFFSET: String(opts.offset) }),
+        STACK_LOG_LEVEL: opts.logLevel ?? 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  );
   const pgid = child.pid as number;
   liveGroups.add(pgid);
   const out: string[] = [];
@@ -168,7 +186,7 @@ async function startStackOnce(offset: number, opts: StartStackOptions): Promise<
     if (Date.now() > deadline) await fail('timed out');
     await new Promise((r) => setTimeout(r, 100));
   }
-  const json = JSON.parse(readFileSync(stackJsonPath, 'utf8')) as StackJson;
+  const json = readStackJson(stackJsonPath);
   const sshPort = Number(json.router.ssh.split(':')[1]);
   // Every service named in stack.json must be a running child of this stack's main process.
   const procs = listProcesses();

@@ -1,14 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
-import type { StackJson } from '../../lib/contracts/stack.js';
 import { projectRoot } from '../../lib/proto.js';
 import { run } from '../helpers/run.js';
-import { startStack } from '../helpers/stack.js';
+import { readStackJson, startStack } from '../helpers/stack.js';
 import { renderSoak, rssSvg } from './report.js';
 import { type Sample, sampleServices } from './sampler.js';
 import { MIX, type OpResult, Workload } from './workload.js';
@@ -37,8 +36,7 @@ it(`soak: ${minutes} min of mixed git traffic, no errors, no growth over ${LIMIT
   const samples: Sample[] = [];
   const results: OpResult[] = [];
   try {
-    const pids = () =>
-      (JSON.parse(readFileSync(join(stack.dataDir, 'stack.json'), 'utf8')) as StackJson).pids;
+    const pids = () => readStackJson(join(stack.dataDir, 'stack.json')).pids;
     const sampler = (async () => {
       for (;;) {
         samples.push(...sampleServices(pids(), probeDir, startedAt));

@@ -1,12 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -14,6 +14,9 @@ import {
   type SupervisorEvents,
 } from './supervisor.js';
 import { gitlabShellConfigYml } from './topology-plan.js';
+import { openWorld } from './world.js';
+import { watchParent, worldArgs } from './world-args.js';
+import { withControls } from './world-controls.js';
 
 /**
  * What a user reads when a port is taken: the service, the address and the two ways out. Called
@@ -54,7 +57,9 @@ async function main(): Promise<void> {
     },
     { prefix: 'STACK' },
   );
+  const flags = worldArgs(process.argv, process.env);
   const { paths, ports, topology, repositories, planned } = await prepareStack(settings);
+  const world = await openWorld(paths.root);
 
   let shuttingDown = false;
   let contract: Record<string, unknown> | undefined;
@@ -71,6 +76,7 @@ async function main(): Promise<void> {
       },
     }),
     new RestartPolicy({ ...DEFAULT_RESTART_POLICY, stableMs: settings.restartStableMs }),
+    world.router,
   );
   /** Stops every service, then writes `message` (if any) and exits. */
   const shutdown = async (code: number, message?: () => Promise<string>) => {
@@ -78,15 +84,22 @@ async function main(): Promise<void> {
     shuttingDown = true;
     await rm(paths.stackJson, { force: true });
     await supervisor.stop();
+    await world.close();
+    if (flags.ephemeral) await rm(paths.root, { recursive: true, force: true });
     if (message) process.stderr.write(await message());
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  watchParent(flags, () => void shutdown(0));
 
   try {
     for (const tier of [0, 1, 2])
-      await supervisor.start(planned.filter((p) => p.tier === tier).map((p) => p.spec));
+      await supervisor.start(
+        withControls(planned)
+          .filter((p) => p.tier === tier)
+          .map((p) => p.spec),
+      );
   } catch (err) {
     // Ctrl-C, or a service that was already up has died meanwhile: shutdown() is under way.
     if (err instanceof StoppingError || shuttingDown) return;
@@ -98,7 +111,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  contract = { ...stackJson(paths, ports, topology, repositories) };
+  contract = { ...stackJson(paths, ports, topology, repositories), ...world.contract };
   await writeStackJson(paths.stackJson, { ...contract, pids: supervisor.pids });
   process.stdout.write(
     upBanner(

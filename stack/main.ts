@@ -14,6 +14,9 @@ import {
   type SupervisorEvents,
 } from './supervisor.js';
 import { loadTopologyFile, TopologyFileError } from './topology-file-load.js';
+import { openWorld } from './world.js';
+import { watchParent, worldArgs } from './world-args.js';
+import { withControls } from './world-controls.js';
 
 /**
  * What a user reads when a port is taken: the service, the address and the two ways out. Called
@@ -44,7 +47,9 @@ async function addressInUseMessage(err: AddressInUseError, settings: StackSettin
 async function main(): Promise<void> {
   const settings = stackSettings(process.argv.slice(2));
   const world = loadTopologyFile(settings.topology);
+  const flags = worldArgs(process.argv, process.env);
   const { paths, ports, topology, repositories, planned, geo } = await prepareStack(world, settings);
+  const channel = await openWorld(paths.root);
 
   let shuttingDown = false;
   let contract: Record<string, unknown> | undefined;
@@ -61,6 +66,7 @@ async function main(): Promise<void> {
       },
     }),
     new RestartPolicy({ ...DEFAULT_RESTART_POLICY, stableMs: settings.restartStableMs }),
+    channel.router,
   );
   /** Stops every service, then writes `message` (if any) and exits. */
   const shutdown = async (code: number, message?: () => Promise<string>) => {
@@ -68,11 +74,14 @@ async function main(): Promise<void> {
     shuttingDown = true;
     await rm(paths.stackJson, { force: true });
     await supervisor.stop();
+    await channel.close();
+    if (flags.ephemeral) await rm(paths.root, { recursive: true, force: true });
     if (message) process.stderr.write(await message());
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  watchParent(flags, () => void shutdown(0));
 
   const failure = await startTiers(supervisor, planned);
   if (failure !== undefined) {
@@ -85,7 +94,7 @@ async function main(): Promise<void> {
     await shutdown(1, async () => startFailureMessage(failure));
     return;
   }
-  contract = { ...stackJson(world, paths, ports, topology, repositories) };
+  contract = { ...stackJson(world, paths, ports, topology, repositories), ...channel.contract };
   await writeStackJson(paths.stackJson, { ...contract, pids: supervisor.pids });
   process.stdout.write(upBanner(world, paths, ports, geo));
 }
@@ -97,7 +106,11 @@ async function startTiers(
 ): Promise<unknown> {
   try {
     for (const tier of [0, 1, 2])
-      await supervisor.start(planned.filter((p) => p.tier === tier).map((p) => p.spec));
+      await supervisor.start(
+        withControls(planned)
+          .filter((p) => p.tier === tier)
+          .map((p) => p.spec),
+      );
     return undefined;
   } catch (err) {
     return err ?? new Error('start failed');

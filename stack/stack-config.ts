@@ -189,7 +189,7 @@ export function stackJson(
   ports: StackPorts,
   topology: Topology,
   repositories: Record<string, string>,
-): Omit<StackJson, 'pids'> {
+): Omit<StackJson, 'pids' | 'control' | 'journal'> {
   const cellOf = (namespace: string) => {
     const org = topology.namespaces.find((n) => n.path === namespace)?.organization;
     return required(topology.organizations.find((o) => o.path === org)?.cell, `the cell of ${namespace}`);

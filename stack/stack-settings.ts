@@ -22,7 +22,7 @@ export interface StackSettings {
 }
 
 export const USAGE =
-  'usage: node dist/stack/main.js [--topology FILE] [--data-dir DIR] [--port-offset N | --free-ports] [--log-level L] [--geo on|off]';
+  'usage: node dist/stack/main.js [--topology FILE] [--data-dir DIR] [--port-offset N | --free-ports] [--log-level L] [--geo on|off] [--parent-pid P] [--ephemeral]';
 
 /** The flags as the environment variables they override. */
 function flagsAsEnv(argv: readonly string[]): Record<string, string> {
@@ -39,6 +39,9 @@ function flagsAsEnv(argv: readonly string[]): Record<string, string> {
         'free-ports': { type: 'boolean' },
         'log-level': { type: 'string' },
         geo: { type: 'string' },
+        // The world flags, read by `world-args.ts`.
+        'parent-pid': { type: 'string' },
+        ephemeral: { type: 'boolean' },
       },
     }).values;
   } catch (err) {

@@ -114,6 +114,8 @@ export class Supervisor {
     private readonly logDir: string,
     private readonly events: SupervisorEvents,
     private readonly policy = new RestartPolicy(),
+    /** The world channel's supervisor end (`world-router.ts`): every child is attached to it. */
+    private readonly channel?: { attach(spec: ServiceSpec, child: ChildProcess): void },
   ) {}
 
   /**
@@ -197,10 +199,12 @@ export class Supervisor {
     const main = join(projectRoot(), 'dist', spec.service, 'main.js');
     const args = [...nodeFlagsFor(spec.service), main, '--config', spec.configFile];
     const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // fd 3 is the world channel (journal entries, control requests: lib/contracts/world.ts).
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       // Each service ends itself when this process is gone (lib/supervisor-watch.ts), even after a SIGKILL.
       env: { ...process.env, [SUPERVISOR_PID_ENV]: String(process.pid) },
     });
+    this.channel?.attach(spec, child);
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
     const recent: string[] = [];

@@ -64,10 +64,11 @@ export interface StackJson {
   knownHosts: string;
   /**
    * The world's control API (HTTP on loopback, `Authorization: Bearer <contents of tokenFile>`) and
-   * its journal (NDJSON, one `JournalEntry` of `lib/contracts/world.ts` per line).
+   * its journal (NDJSON, one `JournalEntry` of `lib/contracts/world.ts` per line). Added by
+   * `stack/world.ts`; the routes are in README "Use as a test fixture".
    */
-  control?: { url: string; tokenFile: string };
-  journal?: string;
+  control: { url: string; tokenFile: string };
+  journal: string;
   /** Process id of each service by its supervisor name (`router`, `bridge-cell_us0`, …). */
   pids: Record<string, number>;
 }

@@ -1,0 +1,76 @@
+/**
+ * @file The CLI's help texts and its usage error (exit 2).
+ */
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/** A wrong command line: its message and the command's help go to stderr, exit 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
+
+const DATA = "  --data-dir D       the world's data folder (default ./var, or STACK_DATA_DIR)";
+
+export const HELP: Record<string, string> = {
+  main: `gitlab-cells-ssh: reference GitLab cells (router, bridges, mock Rails, mock Gitaly, Topology Service)
+
+Usage: gitlab-cells-ssh <command> [options]
+
+Commands:
+  up        start a world (foreground, or --detach)
+  down      stop the world of a data folder
+  status    what runs in the world of a data folder
+  journal   what the world's services received (--follow to keep reading)
+  control   program a service: control <target> [<cell>] <op> [json-args]
+
+"gitlab-cells-ssh <command> --help" describes one command.
+Exit codes: 0 ok, 1 failure, 2 usage, 78 bad topology or settings.
+`,
+  up: `Usage: gitlab-cells-ssh up [--topology F] [--data-dir D] [--port-offset N | --free-ports] [--detach]
+
+Starts every service of a world and writes <data>/stack.json once all are listening.
+  --topology F       a topology file (JSON); default the demo topology
+${DATA}
+  --port-offset N    add N to every default port
+  --free-ports       let the stack pick free ports
+  --detach           return once the world is up (prints where stack.json is); stop it with "down"
+In the foreground, Ctrl-C stops the world.
+`,
+  down: `Usage: gitlab-cells-ssh down [--data-dir D]
+
+Stops the world of the data folder (SIGTERM to its stack, which stops every service) and waits.
+${DATA}
+`,
+  status: `Usage: gitlab-cells-ssh status [--data-dir D]
+
+Prints the world's entry points, cells, control API and journal position; exit 1 when it is not running.
+${DATA}
+`,
+  journal: `Usage: gitlab-cells-ssh journal [--follow] [--cell C] [--service S] [--since N] [--json]
+
+One line per request a service received (seq, time, cell, service, method, endpoint, status, duration).
+  --follow           keep reading new entries until Ctrl-C
+  --cell C           only the cell C
+  --service S        rails, bridge, gitaly, topology-service or control
+  --since N          only entries after seq N
+  --endpoint E       only endpoints containing E
+  --json             the entries as NDJSON
+${DATA}
+`,
+  control: `Usage: gitlab-cells-ssh control <target> [<cell>] <op> [json-args] [--data-dir D]
+
+Calls one control op and prints its result as JSON. Targets: topology-service, rails <cell>,
+gitaly <cell>, bridge <cell>, world; "control reset" resets every target. Examples:
+  gitlab-cells-ssh control topology-service failNext '{"count":2,"code":"UNAVAILABLE"}'
+  gitlab-cells-ssh control rails cell_eu0 maintenance '{"organization":"my-company","state":"time-bounded"}'
+  gitlab-cells-ssh control world clockSkew '{"ms":-120000}'
+${DATA}
+`,
+};

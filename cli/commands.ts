@@ -73,10 +73,10 @@ export async function journal(
 /** `control <target> [<cell>] <op> [json-args]`. */
 export async function control(dataDir: string, words: string[]): Promise<number> {
   const last = words.at(-1);
-  const hasArgs = last !== undefined && last.trimStart().startsWith('{');
+  const hasArgs = last?.trimStart().startsWith('{') === true;
   const path = hasArgs ? words.slice(0, -1) : words;
   let args: Record<string, unknown> = {};
-  if (hasArgs) {
+  if (hasArgs && last !== undefined) {
     try {
       args = JSON.parse(last) as Record<string, unknown>;
     } catch {

@@ -1,5 +1,5 @@
 /**
- * The topology file the mock cell serves (JSON). The stack generates it (`stack/demo-topology.ts`);
+ * The topology file the mock cell serves (JSON). The stack generates it from a topology file (`stack/topology-file-convert.ts`);
  * tests may write their own. All names of cells, organizations, namespaces and users are unique.
  */
 export type Visibility = 'private' | 'internal' | 'public';

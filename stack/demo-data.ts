@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { hashedRepoPath } from '../lib/repo-path.js';
@@ -50,6 +50,8 @@ export async function ensureSecretsAndKeys(paths: StackPaths, world: World): Pro
   for (const user of world.users) {
     if (user.publicKey !== undefined) {
       await mkdir(paths.keysDir, { recursive: true, mode: 0o700 });
+      // A key pair an earlier start generated for this user is not the user's any more.
+      await rm(paths.userKey(user.username), { force: true });
       await writeFile(`${paths.userKey(user.username)}.pub`, `${user.publicKey.trim()}\n`);
       publicKeys[user.username] = user.publicKey.trim();
       continue;

@@ -1,6 +1,6 @@
-import { signingNowSeconds } from '../../lib/clock.js';
 import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
+import { signingNowSeconds } from '../../lib/clock.js';
 import type { JwtKey } from '../../lib/jwt.js';
 
 /**

@@ -97,6 +97,20 @@ export function markFault(req: FastifyRequest, fault: Record<string, unknown>): 
   fired.set(req.raw, fault);
 }
 
+/** The body's length: `Content-Length`, else what the socket read while the request ran (chunked bodies). */
+function bytesIn(req: FastifyRequest, start: Start): number {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > 0) return declared;
+  return Math.max(0, (req.raw.socket?.bytesRead ?? start.read) - start.read);
+}
+
+/** What the answer put on the wire (head and body), at least its `Content-Length`. */
+function bytesOut(req: FastifyRequest, reply: FastifyReply | undefined, start: Start): number {
+  const written = Math.max(0, (req.raw.socket?.bytesWritten ?? start.written) - start.written);
+  const declared = Number(reply?.getHeader('content-length'));
+  return Math.max(written, Number.isFinite(declared) ? declared : 0);
+}
+
 export interface EntryContext {
   cell: string;
   site?: string | undefined;
@@ -111,7 +125,6 @@ export function journalEntry(
 ): JournalDraft {
   const start = starts.get(req.raw) ?? { at: new Date(), hr: process.hrtime.bigint(), read: 0, written: 0 };
   const url = new URL(req.url, 'http://cell.invalid');
-  const socket = req.raw.socket;
   const entry: JournalDraft = {
     time: start.at.toISOString(),
     cell: ctx.cell,
@@ -120,8 +133,8 @@ export function journalEntry(
     method: req.method,
     status: status ?? reply?.statusCode ?? 0,
     durationMs: Number(process.hrtime.bigint() - start.hr) / 1e6,
-    bytesIn: Math.max(0, (socket?.bytesRead ?? start.read) - start.read),
-    bytesOut: Math.max(0, (socket?.bytesWritten ?? start.written) - start.written),
+    bytesIn: bytesIn(req, start),
+    bytesOut: bytesOut(req, reply, start),
   };
   if (ctx.site !== undefined) entry.site = ctx.site;
   const query = journalQuery(url.searchParams);

@@ -170,6 +170,13 @@ describe('seed000Routing off (GitLab-faithful)', () => {
       expect(page.statusCode, url).toBe(404);
       expect(page.headers['x-gitlab-cell-redirect']).toBeUndefined();
     }
+    const lfs = await us0.inject({
+      method: 'POST',
+      url: '/api/v4/internal/lfs_authenticate',
+      headers: await shellHeaders(),
+      payload: { key_id: 2, operation: 'download', project: '/my-company/my-project.git' },
+    });
+    expect([lfs.statusCode, lfs.json()]).toEqual([404, { message: '404 Project Not Found' }]);
     // On its own cell the project is served as before.
     const own = await off.cell_eu0.inject({
       method: 'POST',

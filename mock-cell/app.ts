@@ -14,6 +14,7 @@ import { addShellAuth } from './plugins/shell-auth.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerAllowed } from './routes/allowed.js';
 import { registerCellsAdmin } from './routes/cells.js';
+import { registerJobTokenIssuer } from './routes/ci-job-token.js';
 import { defaultErrorHandler } from './routes/errors.js';
 import { registerHooks } from './routes/hooks.js';
 import { registerInternalRoutes } from './routes/internal.js';
@@ -25,6 +26,7 @@ import { TokenStore } from './tokens.js';
 import type { TopologyModel } from './topology.js';
 import { registerDispatcher } from './web/dispatch.js';
 import { installWorld } from './world/hooks.js';
+import { CiJobTokens } from './world/job-tokens.js';
 import { RailsWorld } from './world/rails-world.js';
 
 /** Response header naming the cell that answered (every response). */
@@ -50,6 +52,8 @@ export interface CellAppDeps {
   geoSite?: string | undefined;
   /** Faults, maintenance and the journal sink; pass one to every cell of a process (default: its own, no journal). */
   world?: RailsWorld;
+  /** `glcbt-` CI job tokens; pass one to every cell of a process (default: its own). */
+  jobTokens?: CiJobTokens;
 }
 
 /** Builds (does not start) the Rails-shaped app of one cell of the topology. */
@@ -74,6 +78,7 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
     gitalyToken: deps.gitalyToken,
     claims: deps.claims,
     world: deps.world ?? new RailsWorld(),
+    jobTokens: deps.jobTokens ?? new CiJobTokens(model),
   };
   const role = geoRoleFor(model, cellName, deps.geoSite);
   if (role) {
@@ -101,6 +106,7 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
       // GitLab has no learn endpoint: only seed 000's routing signals add it.
       if (model.seed000Routing()) registerLearn(internal, ctx);
       registerOrgMover(internal, ctx);
+      registerJobTokenIssuer(internal, ctx);
       registerCellsAdmin(internal, ctx);
       registerGeoTestSwitch(internal, ctx);
     },

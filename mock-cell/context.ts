@@ -7,6 +7,7 @@ import type { HookLog } from './hook-log.js';
 import type { SessionStore } from './sessions.js';
 import type { TokenStore } from './tokens.js';
 import type { TopologyModel } from './topology.js';
+import type { CiJobTokens } from './world/job-tokens.js';
 import type { RailsWorld } from './world/rails-world.js';
 
 /** What the routes of one cell's app share. */
@@ -31,4 +32,6 @@ export interface CellContext {
   geo?: { role: GeoRole; replicas: Replicas | undefined } | undefined;
   /** Faults, organization maintenance and the journal sink (`world/`); shared by the cells of a process. */
   world: RailsWorld;
+  /** The process's `glcbt-` CI job token minter. */
+  jobTokens: CiJobTokens;
 }

@@ -4,7 +4,6 @@ import { journal, worldChannelOpen } from '../lib/world-channel.js';
 import { TopologyInvalid } from './errors.js';
 import { prepare, type RunningCells, startCells } from './server.js';
 import { registerRailsControls } from './world/control.js';
-import { CiJobTokens } from './world/job-tokens.js';
 import { RailsWorld } from './world/rails-world.js';
 
 /** `node dist/mock-cell/main.js --config <file.json>`: serves every cell of `listen`. */
@@ -30,7 +29,7 @@ void runService({
           model,
           cells: config.listen.map((l) => l.cell),
           claims: running.claims,
-          jobTokens: new CiJobTokens(model),
+          jobTokens: running.jobTokens,
         });
         return { addresses: running.cells };
       },

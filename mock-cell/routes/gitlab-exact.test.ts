@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
+import { decodeCiJobToken } from '../../lib/ci-job-token.js';
 import { signWorkhorseJwt } from '../../lib/jwt.js';
 import { AccessMessages } from '../access.js';
 import {
@@ -184,5 +185,40 @@ describe('seed000Routing off (GitLab-faithful)', () => {
       headers: await preauthHeaders('user-2'),
     });
     expect(own.statusCode).toBe(200);
+  });
+});
+
+describe('POST /api/v4/internal/_test/ci_job_token', () => {
+  it('mints a glcbt- token of this cell for a user and project; unknown ones 404', async () => {
+    const h = { ...(await shellHeaders()), 'content-type': 'application/json' };
+    const res = await eu0.inject({
+      method: 'POST',
+      url: '/api/v4/internal/_test/ci_job_token',
+      headers: h,
+      payload: { username: 'dave', project: 'my-company/my-project' },
+    });
+    const token = (res.json() as { token: string }).token;
+    expect(decodeCiJobToken(token)?.routing).toEqual({
+      c: String(model.cell('cell_eu0')?.id),
+      o: '3',
+      u: '5',
+      p: '3',
+      g: '3',
+    });
+    expect(decodeCiJobToken(token)?.claims).toMatchObject({
+      aud: 'gitlab-authz-token',
+      iss: model.externalUrl,
+    });
+    const nobody = await eu0.inject({
+      method: 'POST',
+      url: '/api/v4/internal/_test/ci_job_token',
+      headers: h,
+      payload: { username: 'nobody', project: 'my-company/my-project' },
+    });
+    expect(nobody.statusCode).toBe(404);
+    expect(
+      (await eu0.inject({ method: 'POST', url: '/api/v4/internal/_test/ci_job_token', payload: {} }))
+        .statusCode,
+    ).toBe(401);
   });
 });

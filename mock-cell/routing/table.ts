@@ -217,6 +217,7 @@ export const ROUTES: readonly RouteDef[] = [
   internal('POST', '/org_mover/move'),
   internal('POST', '/shellhorse/git_audit_event'),
   { ...internal('GET', '/_test/hook-calls'), testOnly: true },
+  { ...internal('POST', '/_test/ci_job_token'), testOnly: true },
 ];
 
 /** A route of the internal API (`/api/v4/internal/…`, shell JWT), served by Fastify. */

@@ -6,6 +6,7 @@ import {
   signCiJobToken,
   verifyCiJobTokenSignature,
 } from './ci-job-token.js';
+import { encodeRoutableToken, tokenRouting } from './routable-token.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
@@ -49,5 +50,23 @@ describe('glcbt- CI job tokens', () => {
       `${'x'.repeat(30)}glcbt-${token.slice(11)}`,
     ])
       expect(decodeCiJobToken(bad), bad).toBeUndefined();
+  });
+});
+
+describe('tokenRouting (lib/routable-token.ts)', () => {
+  it('reads a glcbt- job token and a v01 routable token alike, and nothing else', () => {
+    const job = signCiJobToken(privateKey, 'k', claims, { c: 2, o: 3, u: 5, p: 3 }, 'acme-');
+    expect(tokenRouting(job)).toEqual({
+      form: 'ci-job-token',
+      prefix: 'acme-glcbt-',
+      fields: { c: '2', o: '3', u: '5', p: '3' },
+    });
+    const pat = encodeRoutableToken('glpat-', { c: 2, o: 1, u: 1000 });
+    expect(tokenRouting(pat)).toEqual({
+      form: 'v01',
+      prefix: 'glpat-',
+      fields: { c: '2', o: '1', u: '1000' },
+    });
+    expect(tokenRouting('glpat-not-a-token')).toBeUndefined();
   });
 });

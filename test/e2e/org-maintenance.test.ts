@@ -12,7 +12,8 @@ import { type RunningStack, startStack } from '../helpers/stack.js';
  * Organization maintenance as a git user meets it: GitLab's org-mover API (on the cell's Rails, shell
  * JWT) takes my-organization (id 3, cell_eu0) into maintenance; a clone through the real router and
  * OpenSSH fails with the cell's message on git's stderr — the time-bounded text for `migration`, the
- * indefinite one for `legal` — and works again once the organization is active.
+ * indefinite one for `legal` — as does `git-lfs-authenticate`; the API answers `503` + `Retry-After: 60`
+ * through the router's HTTP front; everything works again once the organization is active.
  */
 let stack: RunningStack;
 let dir: string;
@@ -41,6 +42,14 @@ async function orgMover(op: string, params: Record<string, unknown> = {}): Promi
   return res.status;
 }
 
+function ssh(user: string, command: string) {
+  const args = stack.sshCommand(user).split(' ').slice(1);
+  return run('ssh', [...args, '-p', String(stack.sshPort), 'git@127.0.0.1', command], {
+    env: stack.gitEnv(user),
+    timeoutMs: 60_000,
+  });
+}
+
 let seq = 0;
 async function clone(user: string) {
   return run('git', ['clone', '-q', stack.url(PROJECT), join(dir, `clone-${++seq}`)], {
@@ -57,6 +66,16 @@ describe('an organization in maintenance, seen from git over SSH', () => {
     const bounded = await clone('alice');
     expect(bounded.code).not.toBe(0);
     expect(bounded.stderr).toContain('This organization is temporarily unavailable due to maintenance.');
+    const lfs = await ssh('alice', `git-lfs-authenticate '${PROJECT}.git' download`);
+    expect(lfs.code).not.toBe(0);
+    expect(lfs.stderr).toContain('This organization is temporarily unavailable due to maintenance.');
+    // The API of the organization's projects, through the router's HTTP front: status and header pass.
+    const api = await fetch(`${stack.json.router.http}/api/v4/projects/3`);
+    expect([api.status, api.headers.get('retry-after'), await api.json()]).toEqual([
+      503,
+      '60',
+      { message: 'This organization is temporarily unavailable due to maintenance.' },
+    ]);
 
     expect(await orgMover('cancel_maintenance')).toBe(204);
     expect(await orgMover('start_maintenance', { maintenance_reason: 'legal' })).toBe(204);

@@ -136,7 +136,10 @@ describe('faults on a cell', () => {
         .faultsOf('cell_us0')
         .add(parseFaultSpec({ endpoint: '/api/v4/internal/discover', reset: true, times: 1 }));
       const { port } = app.server.address() as AddressInfo;
+      const before = entries.length;
       await expect(fetch(`http://127.0.0.1:${port}/api/v4/internal/discover?key_id=2`)).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(entries.slice(before).map((e) => e.status)).toEqual(['reset']);
       expect(entries.at(-1)).toMatchObject({ cell: 'cell_us0', status: 'reset', fault: { kind: 'reset' } });
       const after = await fetch(`http://127.0.0.1:${port}/api/v4/internal/discover?key_id=2`);
       expect(after.status).toBe(401);

@@ -90,6 +90,22 @@ describe('organization maintenance', () => {
       expect([api.statusCode, api.json()]).toEqual([503, { message: TEMPORARILY_UNAVAILABLE }]);
     }
   });
+
+  it('refuses the organization’s web pages too: an error page, or JSON for .json', async () => {
+    world.maintenance.set('my-organization', { state: 'maintenance', reason: 'migration' });
+    for (const url of ['/my-company', '/my-company/my-project/-/issues', '/organizations/my-organization']) {
+      const page = await eu0.inject({ method: 'GET', url });
+      expect([page.statusCode, page.headers['retry-after']], url).toEqual([503, '60']);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.body).toContain(TEMPORARILY_UNAVAILABLE);
+    }
+    const json = await eu0.inject({ method: 'GET', url: '/my-company/my-project.json' });
+    expect([json.statusCode, json.json()]).toEqual([503, { message: TEMPORARILY_UNAVAILABLE }]);
+    world.maintenance.set('my-organization', { state: 'maintenance', reason: 'billing' });
+    expect((await eu0.inject({ method: 'GET', url: '/my-company' })).statusCode).toBe(403);
+    // Pages of no organization stay served.
+    expect((await eu0.inject({ method: 'GET', url: '/users/sign_in' })).statusCode).toBe(200);
+  });
 });
 
 describe('org_mover API', () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeCiJobToken } from '../../lib/ci-job-token.js';
+import { setSigningSkewMs } from '../../lib/clock.js';
 import { signWorkhorseJwt } from '../../lib/jwt.js';
 import { AccessMessages } from '../access.js';
 import {
@@ -11,6 +12,7 @@ import {
   testApp,
   workhorseKey,
 } from '../test-support/fixtures.js';
+import { CiJobTokens } from '../world/job-tokens.js';
 
 /** GitLab-exact endpoints and answers: git_audit_event, the two-step sign-in, no seed-000 signals when off. */
 
@@ -220,5 +222,38 @@ describe('POST /api/v4/internal/_test/ci_job_token', () => {
       (await eu0.inject({ method: 'POST', url: '/api/v4/internal/_test/ci_job_token', payload: {} }))
         .statusCode,
     ).toBe(401);
+  });
+});
+
+describe('glcbt- job tokens on the API', () => {
+  it('read a project on the cell that minted them; elsewhere, forged or expired they are 401', async () => {
+    const jobTokens = new CiJobTokens(model);
+    const mint = testApp(model, 'cell_eu0', { jobTokens });
+    const other = testApp(model, 'cell_us0', { jobTokens });
+    try {
+      const alice = model.userByUsername('alice');
+      const project = model.projectByPath('my-company/my-project');
+      if (!alice || !project) throw new Error('demo topology changed');
+      const token = jobTokens.issue('cell_eu0', alice, project);
+      const get = (app: FastifyInstance, headers: Record<string, string>, url = '/api/v4/projects/3') =>
+        app.inject({ method: 'GET', url, headers });
+      const ok = await get(mint, { 'job-token': token });
+      expect([ok.statusCode, ok.json().path_with_namespace]).toEqual([200, 'my-company/my-project']);
+      expect(
+        (await get(mint, {}, `/api/v4/projects/3?job_token=${encodeURIComponent(token)}`)).statusCode,
+      ).toBe(200);
+      expect((await get(other, { 'job-token': token })).statusCode).toBe(401);
+      const forged = `${token.slice(0, -4)}AAAA`;
+      expect((await get(mint, { 'job-token': forged })).statusCode).toBe(401);
+      // Not accepted where GitLab does not admit job tokens.
+      expect((await get(mint, { 'job-token': token }, '/api/v4/user')).statusCode).toBe(401);
+      setSigningSkewMs(-2 * 3600 * 1000);
+      const expired = jobTokens.issue('cell_eu0', alice, project);
+      setSigningSkewMs(0);
+      expect((await get(mint, { 'job-token': expired })).statusCode).toBe(401);
+    } finally {
+      setSigningSkewMs(0);
+      await Promise.all([mint.close(), other.close()]);
+    }
   });
 });

@@ -76,7 +76,8 @@ const apiUserHandler: PageHandler = (req, reply, m, ctx) => {
 const apiProject: PageHandler = (req, reply, m, ctx) => {
   const refused = jsonOnly(m, reply);
   if (refused) return refused;
-  const v: Visitor = visitor(req, ctx);
+  // GitLab lets a CI job read projects with its job token.
+  const v: Visitor = visitor(req, ctx, { tokens: true, jobToken: true });
   if (v.kind === 'bad-token') return unauthorized(reply);
   if (v.kind === 'user' && !hasScope(v, ['api', 'read_api']))
     return insufficientScope(reply, ['api', 'read_api']);

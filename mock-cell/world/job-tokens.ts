@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject, randomInt } from 'node:crypto';
-import { signCiJobToken } from '../../lib/ci-job-token.js';
+import { decodeCiJobToken, signCiJobToken, verifyCiJobTokenSignature } from '../../lib/ci-job-token.js';
 import { signingNowSeconds } from '../../lib/clock.js';
 import type { TopologyModel } from '../topology.js';
 import type { TopologyProject, TopologyUser } from '../topology-types.js';
@@ -28,6 +28,19 @@ export class CiJobTokens {
       kid: `mock-cell-${randomInt(1e9).toString(36)}`,
     };
     return this.#key;
+  }
+
+  /**
+   * The user of a job token this process minted for `cellId` and that has not expired (60 s leeway);
+   * undefined for anything else (another process's key, another cell's job, forged, expired).
+   */
+  userOf(token: string, cellId: number): TopologyUser | undefined {
+    const decoded = decodeCiJobToken(token);
+    if (!decoded || !this.#key || !verifyCiJobTokenSignature(token, this.#key.publicKey)) return undefined;
+    const exp = decoded.claims.exp;
+    if (typeof exp !== 'number' || exp + 60 < signingNowSeconds()) return undefined;
+    if (decoded.routing.c !== String(cellId) || decoded.routing.u === undefined) return undefined;
+    return this.model.userById(Number(decoded.routing.u));
   }
 
   issue(cellName: string, user: TopologyUser, project: TopologyProject): string {

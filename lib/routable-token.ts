@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { CI_JOB_TOKEN_PREFIX, decodeCiJobToken } from './ci-job-token.js';
 import { AppError } from './errors.js';
 
 /**
@@ -10,6 +11,7 @@ import { AppError } from './errors.js';
  * covers everything before it. Rails never decodes a token; the router decodes it to route.
  * Keys GitLab writes: `c` cell id, `o` organization id, `g` group id, `p` project id, `u` user id,
  * `t` runner type (1 instance, 2 group, 3 project); any single lower-case letter is accepted.
+ * `tokenRouting` also reads `glcbt-` CI job tokens (RS256 JWTs with base36 claims, `ci-job-token.ts`).
  */
 
 export const ROUTABLE_TOKEN_VERSION = '01';
@@ -204,4 +206,35 @@ export function decodeRoutableToken(token: string): DecodedRoutableToken {
   if (prefix.length > MAX_PREFIX_LENGTH)
     fail('format', `prefix is longer than ${MAX_PREFIX_LENGTH} characters`);
   return { prefix, fields, random };
+}
+
+/** The routing fields of a token, whichever routable form GitLab gave it. */
+export interface TokenRouting {
+  /** `v01`: `<prefix><payload>.01.…` (`glpat-`, `glrt-`…); `ci-job-token`: `glcbt-<JWT>` (`ci-job-token.ts`). */
+  form: 'v01' | 'ci-job-token';
+  /** The token's prefix (`glpat-`; an instance prefix plus `glcbt-`). */
+  prefix: string;
+  /** Decimal strings by key (`c`, `o`, `u`, `p`, `g`, `t`). */
+  fields: Record<string, string>;
+}
+
+/**
+ * The routing fields of `token` as a router reads them, without any key: a `glcbt-` CI job token's
+ * base36 claims, else a version 01 payload; undefined when it is neither.
+ */
+export function tokenRouting(token: string): TokenRouting | undefined {
+  const job = decodeCiJobToken(token);
+  if (job)
+    return {
+      form: 'ci-job-token',
+      prefix: `${job.instancePrefix}${CI_JOB_TOKEN_PREFIX}`,
+      fields: job.routing,
+    };
+  try {
+    const { prefix, fields } = decodeRoutableToken(token);
+    return { form: 'v01', prefix, fields };
+  } catch (err) {
+    if (err instanceof RoutableTokenError) return undefined;
+    throw err;
+  }
 }

@@ -106,6 +106,9 @@ export class AccessChecker {
     if (!project) return { outcome: 'not-found', message: AccessMessages.projectNotFound };
     const owner = this.model.cellOfProject(project);
     if (owner.name !== req.cell) {
+      // Without seed 000's signals a cell knows nothing of another cell's project (GitLab has no 421).
+      if (!this.model.seed000Routing())
+        return { outcome: 'not-found', message: AccessMessages.projectNotFound };
       return {
         outcome: 'misdirected',
         cell: owner.name,

@@ -14,14 +14,20 @@ import { addShellAuth } from './plugins/shell-auth.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerAllowed } from './routes/allowed.js';
 import { registerCellsAdmin } from './routes/cells.js';
+import { registerJobTokenIssuer } from './routes/ci-job-token.js';
 import { defaultErrorHandler } from './routes/errors.js';
 import { registerHooks } from './routes/hooks.js';
 import { registerInternalRoutes } from './routes/internal.js';
 import { registerLearn } from './routes/learn.js';
+import { registerOrgMover } from './routes/org-mover.js';
+import { registerShellhorse } from './routes/shellhorse.js';
 import { SessionStore } from './sessions.js';
 import { TokenStore } from './tokens.js';
 import type { TopologyModel } from './topology.js';
 import { registerDispatcher } from './web/dispatch.js';
+import { installWorld } from './world/hooks.js';
+import { CiJobTokens } from './world/job-tokens.js';
+import { RailsWorld } from './world/rails-world.js';
 
 /** Response header naming the cell that answered (every response). */
 export const CELL_HEADER = 'X-Gitlab-Cell';
@@ -44,6 +50,10 @@ export interface CellAppDeps {
   claims?: ClaimSync | undefined;
   /** The Geo secondary site this process serves (`geoSite` of the config); else the cell's primary role. */
   geoSite?: string | undefined;
+  /** Faults, maintenance and the journal sink; pass one to every cell of a process (default: its own, no journal). */
+  world?: RailsWorld;
+  /** `glcbt-` CI job tokens; pass one to every cell of a process (default: its own). */
+  jobTokens?: CiJobTokens;
 }
 
 /** Builds (does not start) the Rails-shaped app of one cell of the topology. */
@@ -67,6 +77,8 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
     workhorseKey: deps.workhorseKey,
     gitalyToken: deps.gitalyToken,
     claims: deps.claims,
+    world: deps.world ?? new RailsWorld(),
+    jobTokens: deps.jobTokens ?? new CiJobTokens(model),
   };
   const role = geoRoleFor(model, cellName, deps.geoSite);
   if (role) {
@@ -75,9 +87,12 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
     if (replicas) app.addHook('onClose', async () => replicas.close());
   }
 
-  app.addHook('onRequest', async (_req, reply) => {
-    reply.header(CELL_HEADER, cellName);
-  });
+  installWorld(app, model, ctx.world, { cell: cellName, site: deps.geoSite });
+  // Seed 000's signal: GitLab names no cell in its answers.
+  if (model.seed000Routing())
+    app.addHook('onRequest', async (_req, reply) => {
+      reply.header(CELL_HEADER, cellName);
+    });
   app.setErrorHandler(defaultErrorHandler);
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ message: '404 Not Found' }));
 
@@ -88,12 +103,16 @@ export function buildCellApp(model: TopologyModel, cellName: string, deps: CellA
       registerAccountRoutes(internal, ctx);
       registerAllowed(internal, ctx);
       registerHooks(internal, ctx);
-      registerLearn(internal, ctx);
+      // GitLab has no learn endpoint: only seed 000's routing signals add it.
+      if (model.seed000Routing()) registerLearn(internal, ctx);
+      registerOrgMover(internal, ctx);
+      registerJobTokenIssuer(internal, ctx);
       registerCellsAdmin(internal, ctx);
       registerGeoTestSwitch(internal, ctx);
     },
     { prefix: '/api/v4/internal' },
   );
+  registerShellhorse(app, ctx);
   app.register(async (geo) => registerGeoUpdates(geo, ctx));
   app.register(async (pages) => registerDispatcher(pages, ctx));
   return app;

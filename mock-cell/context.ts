@@ -7,6 +7,8 @@ import type { HookLog } from './hook-log.js';
 import type { SessionStore } from './sessions.js';
 import type { TokenStore } from './tokens.js';
 import type { TopologyModel } from './topology.js';
+import type { CiJobTokens } from './world/job-tokens.js';
+import type { RailsWorld } from './world/rails-world.js';
 
 /** What the routes of one cell's app share. */
 export interface CellContext {
@@ -28,4 +30,8 @@ export interface CellContext {
   claims?: ClaimSync | undefined;
   /** The cell's Geo role (`geo/`): the primary, or a secondary site with its replicas. */
   geo?: { role: GeoRole; replicas: Replicas | undefined } | undefined;
+  /** Faults, organization maintenance and the journal sink (`world/`); shared by the cells of a process. */
+  world: RailsWorld;
+  /** The process's `glcbt-` CI job token minter. */
+  jobTokens: CiJobTokens;
 }

@@ -1,7 +1,10 @@
 import { readConfigFile } from '../lib/config.js';
 import { runService } from '../lib/service.js';
+import { journal, worldChannelOpen } from '../lib/world-channel.js';
 import { TopologyInvalid } from './errors.js';
 import { prepare, type RunningCells, startCells } from './server.js';
+import { registerRailsControls } from './world/control.js';
+import { RailsWorld } from './world/rails-world.js';
 
 /** `node dist/mock-cell/main.js --config <file.json>`: serves every cell of `listen`. */
 void runService({
@@ -13,12 +16,21 @@ void runService({
     let running: RunningCells | undefined;
     return {
       listen: async () => {
+        // With a supervisor (a world), every request is journaled and the `rails` control ops answer.
+        const world = new RailsWorld(worldChannelOpen() ? journal : undefined);
         running = await startCells(
           model,
           config.listen,
-          { ...secrets, logger, geoSite: config.geoSite },
+          { ...secrets, logger, geoSite: config.geoSite, world },
           config.topologyService,
         );
+        registerRailsControls({
+          world,
+          model,
+          cells: config.listen.map((l) => l.cell),
+          claims: running.claims,
+          jobTokens: running.jobTokens,
+        });
         return { addresses: running.cells };
       },
       close: async () => running?.close(),

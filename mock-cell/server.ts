@@ -10,6 +10,8 @@ import { geoRoleFor, loadSiteModel } from './geo/site.js';
 import { SessionStore } from './sessions.js';
 import { TokenStore } from './tokens.js';
 import { loadTopologyFile, type TopologyModel } from './topology.js';
+import { CiJobTokens } from './world/job-tokens.js';
+import { RailsWorld } from './world/rails-world.js';
 
 /** Start-up of a mock-cell process: config → topology → secrets, then one listening app per cell. */
 
@@ -46,6 +48,10 @@ export interface ServedCell {
 
 export interface RunningCells {
   cells: ServedCell[];
+  /** Faults, maintenance and journal of these cells (the control ops act on it). */
+  world: RailsWorld;
+  claims: ClaimSync | undefined;
+  jobTokens: CiJobTokens;
   close(): Promise<void>;
 }
 
@@ -65,6 +71,8 @@ export async function startCells(
     sessions: deps.sessions ?? new SessionStore(),
     tokens: deps.tokens ?? new TokenStore(),
     claims,
+    world: deps.world ?? new RailsWorld(),
+    jobTokens: deps.jobTokens ?? new CiJobTokens(model),
   };
   try {
     for (const entry of listen) {
@@ -82,6 +90,9 @@ export async function startCells(
   }
   return {
     cells,
+    world: shared.world as RailsWorld,
+    claims,
+    jobTokens: shared.jobTokens as CiJobTokens,
     close: async () => {
       await Promise.all(apps.map((a) => a.close()));
       claims?.close();

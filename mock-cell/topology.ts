@@ -180,6 +180,11 @@ export class TopologyModel {
     return this.cellOfNamespace(this.namespaceOf(project));
   }
 
+  /** Seed 000's route-learning signals (learn endpoint, 421, `X-Gitlab-Cell-*`): off unless the file turns them on. */
+  seed000Routing(): boolean {
+    return this.#t.seed000Routing === true;
+  }
+
   fixedRoutes(): readonly FixedRoute[] {
     return this.#t.fixedRoutes;
   }

@@ -110,7 +110,10 @@ export function registerAccountRoutes(scope: FastifyInstance, ctx: CellContext):
       .replace(/^\/+/, '')
       .replace(/\.git$/, '');
     const project = ctx.model.projectByPath(path);
-    if (!project) return reply.code(404).send({ message: '404 Project Not Found' });
+    // Without seed 000's shared model a cell has only its own projects, as a GitLab cell.
+    const elsewhere =
+      project && !ctx.model.seed000Routing() && ctx.model.cellOfProject(project).name !== ctx.cell;
+    if (!project || elsewhere) return reply.code(404).send({ message: '404 Project Not Found' });
     const who = lookupActor(ctx, body);
     if ('failure' in who) return reply.code(404).send({ message: '404 User not found! Not Found' });
     const answer: LfsAuthenticateJson = {

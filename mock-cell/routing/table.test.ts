@@ -102,7 +102,8 @@ describe('route snapshot', () => {
         }
       }
     }
-    expect(replayed).toBeGreaterThan(2 * snapshot.length);
+    // Most entries replay in several forms (internal API entries, which take no format, replay once).
+    expect(replayed).toBeGreaterThan(1.5 * snapshot.length);
   });
 });
 

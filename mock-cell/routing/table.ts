@@ -59,6 +59,13 @@ export const ROUTES: readonly RouteDef[] = [
   { name: 'sign_in', verb: 'POST', spec: '/users/sign_in(.:format)', owner: session, served: 'pages' },
   { name: 'sign_out', verb: 'POST', spec: '/users/sign_out(.:format)', owner: session, served: 'pages' },
   {
+    name: 'sign_in_path',
+    verb: 'GET',
+    spec: '/users/sign_in_path(.:format)',
+    owner: session,
+    served: 'pages',
+  },
+  {
     name: 'organization_dashboard',
     verb: 'GET',
     spec: '/organizations/:organization_path/-/dashboard(.:format)',
@@ -201,7 +208,16 @@ export const ROUTES: readonly RouteDef[] = [
   internal('GET', '/cells/learn'),
   internal('GET', '/cells/routes_snapshot'),
   internal('POST', '/admin/organizations/:path/move'),
+  internal('GET', '/org_mover/maintenance_state'),
+  internal('GET', '/org_mover/maintenance_readiness'),
+  internal('POST', '/org_mover/start_maintenance'),
+  internal('POST', '/org_mover/confirm_maintenance'),
+  internal('POST', '/org_mover/cancel_maintenance'),
+  internal('POST', '/org_mover/exit_maintenance'),
+  internal('POST', '/org_mover/move'),
+  internal('POST', '/shellhorse/git_audit_event'),
   { ...internal('GET', '/_test/hook-calls'), testOnly: true },
+  { ...internal('POST', '/_test/ci_job_token'), testOnly: true },
 ];
 
 /** A route of the internal API (`/api/v4/internal/…`, shell JWT), served by Fastify. */

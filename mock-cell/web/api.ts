@@ -76,7 +76,8 @@ const apiUserHandler: PageHandler = (req, reply, m, ctx) => {
 const apiProject: PageHandler = (req, reply, m, ctx) => {
   const refused = jsonOnly(m, reply);
   if (refused) return refused;
-  const v: Visitor = visitor(req, ctx);
+  // GitLab lets a CI job read projects with its job token.
+  const v: Visitor = visitor(req, ctx, { tokens: true, jobToken: true });
   if (v.kind === 'bad-token') return unauthorized(reply);
   if (v.kind === 'user' && !hasScope(v, ['api', 'read_api']))
     return insufficientScope(reply, ['api', 'read_api']);
@@ -84,6 +85,7 @@ const apiProject: PageHandler = (req, reply, m, ctx) => {
   if (!project) return notFound(reply, 'Project');
   const owner = ctx.model.cellOfProject(project).name;
   if (owner !== ctx.cell) {
+    if (!ctx.model.seed000Routing()) return notFound(reply, 'Project');
     return notMine(reply, owner, `The project ${ctx.model.fullPath(project)} is served by cell ${owner}.`);
   }
   if (!canView(ctx, v.kind === 'user' ? v.user : undefined, project)) return notFound(reply, 'Project');
@@ -200,6 +202,7 @@ const createRunner: PageHandler = (req, reply, m, ctx) => {
     const ns = ctx.model.namespaceById(ownerId);
     if (ns?.kind !== 'group') return notFound(reply, 'Group');
     const cell = ctx.model.cellOfNamespace(ns).name;
+    if (cell !== ctx.cell && !ctx.model.seed000Routing()) return notFound(reply, 'Group');
     if (cell !== ctx.cell) return notMine(reply, cell, `The group ${ns.path} is served by cell ${cell}.`);
     const level =
       auth.user.admin === true ? AccessLevel.owner : ctx.model.namespaceAccessLevel(auth.user, ns.path);
@@ -210,6 +213,7 @@ const createRunner: PageHandler = (req, reply, m, ctx) => {
     if (!project || !canView(ctx, auth.user, project)) return notFound(reply, 'Project');
     const cell = ctx.model.cellOfProject(project).name;
     const path = ctx.model.fullPath(project);
+    if (cell !== ctx.cell && !ctx.model.seed000Routing()) return notFound(reply, 'Project');
     if (cell !== ctx.cell) return notMine(reply, cell, `The project ${path} is served by cell ${cell}.`);
     if (effectiveLevel(ctx.model, { user: auth.user }, project) < AccessLevel.maintainer)
       return forbidden(reply);

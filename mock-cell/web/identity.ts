@@ -14,6 +14,8 @@ export type Visitor =
   | { kind: 'anonymous' }
   | { kind: 'user'; user: TopologyUser; via: 'session'; session: Session }
   | { kind: 'user'; user: TopologyUser; via: 'token'; pat: PersonalAccessToken }
+  /** A `glcbt-` CI job token of this cell (`JOB-TOKEN` header or `job_token`), where the endpoint admits one. */
+  | { kind: 'user'; user: TopologyUser; via: 'job-token' }
   | { kind: 'foreign'; session: Session }
   /** A token was sent but is unknown, expired or not a personal access token. */
   | { kind: 'bad-token' };
@@ -40,8 +42,26 @@ export function cookie(req: FastifyRequest, name: string): string | undefined {
   return undefined;
 }
 
-/** The visitor of a request; pages pass `tokens: false` (GitLab's web UI ignores access tokens). */
-export function visitor(req: FastifyRequest, ctx: CellContext, opts = { tokens: true }): Visitor {
+/** The CI job token of the request, if it sends one (`JOB-TOKEN` header, else `job_token` parameter). */
+function jobToken(req: FastifyRequest): string | undefined {
+  const query = (req.query as Record<string, unknown> | undefined)?.job_token;
+  return header(req, 'job-token')?.trim() ?? (typeof query === 'string' ? query : undefined);
+}
+
+/**
+ * The visitor of a request; pages pass `tokens: false` (GitLab's web UI ignores access tokens), and
+ * only the endpoints GitLab opens to CI jobs pass `jobToken: true`.
+ */
+export function visitor(
+  req: FastifyRequest,
+  ctx: CellContext,
+  opts: { tokens: boolean; jobToken?: boolean } = { tokens: true },
+): Visitor {
+  const job = opts.jobToken === true ? jobToken(req) : undefined;
+  if (job !== undefined) {
+    const user = ctx.jobTokens.userOf(job, ctx.cellId);
+    return user ? { kind: 'user', user, via: 'job-token' } : { kind: 'bad-token' };
+  }
   const token = opts.tokens ? requestToken(req) : undefined;
   if (token !== undefined) {
     const record = ctx.tokens.lookup(token);
@@ -61,5 +81,7 @@ export function visitor(req: FastifyRequest, ctx: CellContext, opts = { tokens: 
 /** A session always has every scope; a token has the scopes it was created with. */
 export function hasScope(v: Visitor, scopes: readonly PatScope[]): boolean {
   if (v.kind !== 'user') return false;
-  return v.via === 'session' || v.pat.scopes.some((s) => scopes.includes(s));
+  // A job token reaches only the endpoints that admit one, which need no more.
+  if (v.via !== 'token') return true;
+  return v.pat.scopes.some((s) => scopes.includes(s));
 }

@@ -70,6 +70,7 @@ const namespace: PageHandler = (req, reply, m, ctx) => {
   const ns = ctx.model.namespace(id.split('/')[0] as string);
   if (!ns) return notFound(reply, ctx, m);
   const owner = ctx.model.cellOfNamespace(ns).name;
+  if (owner !== ctx.cell && !ctx.model.seed000Routing()) return notFound(reply, ctx, m);
   if (owner !== ctx.cell)
     return notMine(reply, owner, `The namespace ${ns.path} is served by cell ${owner}.`);
   if (id.includes('/')) return notFound(reply, ctx, m);

@@ -49,6 +49,7 @@ export function locateProject(
   if (!ns) return { outcome: 'not-found' };
   const owner = ctx.model.cellOfNamespace(ns).name;
   if (owner !== ctx.cell) {
+    if (!ctx.model.seed000Routing()) return { outcome: 'not-found' };
     return {
       outcome: 'misdirected',
       cell: owner,
@@ -71,6 +72,7 @@ export function locateOrganization(
   const org = ctx.model.organization(m.params.organization_path as string);
   if (!org) return { outcome: 'not-found' };
   if (org.cell !== ctx.cell) {
+    if (!ctx.model.seed000Routing()) return { outcome: 'not-found' };
     return {
       outcome: 'misdirected',
       cell: org.cell,

@@ -100,7 +100,22 @@ const signOut: PageHandler = (req, reply, _m, ctx) => {
     .redirect('/users/sign_in', 302);
 };
 
+/**
+ * Two-step sign-in (gitlab!219667): `GET /users/sign_in_path?login=<username>` → `{sign_in_path:
+ * null}` when the user signs in on this cell (or is unknown), else the path to reload,
+ * `/users/sign_in?login=<login>`, which the router classifies to the user's cell.
+ */
+const signInPath: PageHandler = (req, reply, _m, ctx) => {
+  const login = (req.query as Record<string, unknown> | undefined)?.login;
+  const user = typeof login === 'string' ? ctx.model.userByUsername(login) : undefined;
+  const home = user && ctx.model.cellOfOrganization(ctx.model.defaultOrganizationOf(user));
+  const path =
+    home && home.name !== ctx.cell ? `/users/sign_in?login=${encodeURIComponent(login as string)}` : null;
+  return reply.code(200).send({ sign_in_path: path });
+};
+
 export const SIGN_IN_HANDLERS = {
+  sign_in_path: signInPath,
   sign_in_form: signInForm,
   sign_in: signIn,
   sign_out: signOut,

@@ -37,7 +37,8 @@ export class JournalStore {
     readonly file: string,
     private readonly tailSize = 20_000,
   ) {
-    this.out = createWriteStream(file, { flags: 'a', mode: 0o600 });
+    // One journal per world: a data folder used again starts a new one (seq from 1 again).
+    this.out = createWriteStream(file, { flags: 'w', mode: 0o600 });
     // A full disk must not stop the world: the in-memory tail still answers.
     this.out.on('error', () => undefined);
   }

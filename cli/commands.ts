@@ -29,7 +29,7 @@ export async function status(dataDir: string): Promise<number> {
   const alive = Object.entries(json.pids).filter(([, pid]) => processRunning(pid));
   const lines = [
     `world in ${dataDir}: ${alive.length}/${Object.keys(json.pids).length} services running`,
-    `router SSH ${json.router.ssh}, topology router SSH ${json.routerTopology.ssh}`,
+    `router SSH ${json.router.ssh}${json.routerTopology ? `, topology router SSH ${json.routerTopology.ssh}` : ''}`,
     ...json.cells.map(
       (c) =>
         `cell ${c.name}${c.legacy ? ' (legacy)' : ''}: bridge ${c.bridge}, rails ${c.rails}, gitaly ${c.gitaly}`,

@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../lib/config.js';
 import { LOCAL_NET, stackPaths, stackPorts } from './layout.js';
 import { planServices } from './stack-config.js';
+import { demoWorld } from './topology-file-load.js';
 import { worldArgs } from './world-args.js';
 import { withControls } from './world-controls.js';
 
 describe('withControls', () => {
   const planned = withControls(
-    planServices(stackPaths('/tmp/x'), stackPorts(0), LOCAL_NET, 'info', { topology: true, geo: true }),
+    planServices(demoWorld(), stackPaths('/tmp/x'), stackPorts(0), LOCAL_NET, 'info', {
+      topology: true,
+      geo: true,
+    }),
   );
   const of = (name: string) => planned.find((p) => p.spec.name === name)?.spec.controls;
 

@@ -8,5 +8,5 @@ export function registerTopologyControls(world: TopologyWorld): void {
   onControl('topology-service', 'failNext', (args) => world.failNext(args));
   onControl('topology-service', 'latency', (args) => world.latency(args));
   onControl('topology-service', 'requestShape', (args) => world.requestShape(args));
-  onControl('topology-service', 'reset', () => world.reset());
+  onControl('topology-service', 'reset', (args) => world.reset(args));
 }

@@ -129,7 +129,8 @@ export class TopologyWorld {
     return { accept };
   }
 
-  reset(): Record<string, never> {
+  reset(args: ControlArgs = {}): Record<string, never> {
+    onlyArgs(args, []);
     this.answers = [];
     this.failing = undefined;
     this.latencyMs = 0;

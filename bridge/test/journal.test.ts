@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setSigningSkewMs } from '../../lib/clock.js';
 import type { JournalDraft } from '../../lib/contracts/world.js';
 import { waitUntil } from '../../test/helpers/poll.js';
 import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
@@ -193,4 +194,46 @@ describe("mock Gitaly's faults as the git user reads them", () => {
       );
     },
   );
+});
+
+describe('the signing clock (`world clockSkew`)', () => {
+  /** A clone with a shell token signed on the real clock while the bridge's signers run `skewMs` off. */
+  async function skewedClone(skewMs: number) {
+    const token = await h.token(USER.alice);
+    setSigningSkewMs(skewMs);
+    try {
+      const dest = mkdtempSync(join(h.dir, 'skewed-'));
+      return await runGit(['clone', REMOTE, dest], {
+        protocol: 'h2',
+        framed: true,
+        url: b.url,
+        token,
+        cwd: h.dir,
+      });
+    } finally {
+      setSigningSkewMs(0);
+    }
+  }
+
+  it('the Gitaly token follows lib/clock.ts: 60 s behind, Gitaly (±30 s) refuses it', async () => {
+    const g0 = gitalyJournal.length;
+    expect((await skewedClone(-60_000)).code).not.toBe(0);
+    const refused = await waitFor(gitalyJournal, g0, () => true, 'the refused RPC');
+    expect(refused.status).toBe('PERMISSION_DENIED');
+  });
+
+  it('the workhorse JWT follows lib/clock.ts: 120 s behind, Rails refuses the pre-authorization', async () => {
+    const g0 = gitalyJournal.length;
+    const b0 = bridgeJournal.length;
+    expect((await skewedClone(-120_000)).code).not.toBe(0);
+    const tunnel = await waitFor(
+      bridgeJournal,
+      b0,
+      (e) => e.fields?.route === 'ssh_upload_pack',
+      'the tunnel',
+    );
+    expect(tunnel.status).not.toBe(200);
+    expect(since(gitalyJournal, g0)).toEqual([]);
+    expect((await gitThroughBridge(['clone', REMOTE, mkdtempSync(join(h.dir, 'unskewed-'))])).code).toBe(0);
+  });
 });

@@ -83,6 +83,11 @@ describe('mock Gitaly over a world channel', () => {
       error: expect.stringContaining('delayMs'),
     });
     expect(await gitaly.control('gitaly', 'melt', {})).toMatchObject({ ok: false });
+    expect(await gitaly.control('gitaly', 'reset', {}, 'cell_other')).toMatchObject({
+      ok: false,
+      error: 'this mock Gitaly serves cell cell_w1, not cell_other',
+    });
+    expect(await gitaly.ok('gitaly', 'reset', {}, 'cell_w1')).toEqual({});
     expect(await gitaly.ok('world', 'clockSkew', { ms: 0 })).toEqual({ service: 'mock-gitaly', skewMs: 0 });
   });
 });

@@ -166,6 +166,21 @@ describe('journal of a bridge and its mock Gitaly', () => {
   });
 });
 
+describe('the listener an HTTP/2 tunnel came on', () => {
+  it('a clone through the shell endpoint over h2 is journaled as listener shell', async () => {
+    const b0 = bridgeJournal.length;
+    const dest = mkdtempSync(join(h.dir, 'shell-clone-'));
+    expect((await gitThroughBridge(['clone', REMOTE, dest], { url: b.shellUrl })).code).toBe(0);
+    const tunnel = await waitFor(
+      bridgeJournal,
+      b0,
+      (e) => e.fields?.route === 'ssh_upload_pack',
+      'the tunnel',
+    );
+    expect(tunnel.fields).toMatchObject({ listener: 'shell', protocol: 'h2' });
+  });
+});
+
 describe("mock Gitaly's faults as the git user reads them", () => {
   it.each([
     ['unavailable', GITALY_UNAVAILABLE_MESSAGE],

@@ -1,7 +1,7 @@
 import { readConfigFile } from '../lib/config.js';
 import { formatHostPort } from '../lib/listen-address.js';
 import { runService } from '../lib/service.js';
-import { journal } from '../lib/world-channel.js';
+import { journal, worldChannelOpen } from '../lib/world-channel.js';
 import { loadGitalyConfig } from './config.js';
 import { registerGitalyControls } from './control.js';
 import { buildGitalyServer } from './server.js';
@@ -14,7 +14,7 @@ void runService({
   name: 'mock-gitaly',
   load: (argv, env) => ({ config: loadGitalyConfig(readConfigFile(argv), env) }),
   build: ({ config }, logger) => {
-    const gitaly = buildGitalyServer(config, logger, { journal });
+    const gitaly = buildGitalyServer(config, logger, worldChannelOpen() ? { journal } : {});
     registerGitalyControls(gitaly.world);
     return {
       listen: async () => {

@@ -1,6 +1,6 @@
 import { readConfigFile } from '../lib/config.js';
 import { runService } from '../lib/service.js';
-import { journal } from '../lib/world-channel.js';
+import { journal, worldChannelOpen } from '../lib/world-channel.js';
 import { loadTopologyConfig } from './config.js';
 import { registerTopologyControls } from './control.js';
 import { buildTopologyService } from './server.js';
@@ -10,7 +10,7 @@ void runService({
   name: 'topology-service',
   load: (argv, env) => ({ config: loadTopologyConfig(readConfigFile(argv), env) }),
   build: ({ config }, logger) => {
-    const service = buildTopologyService(config, logger, journal);
+    const service = buildTopologyService(config, logger, worldChannelOpen() ? journal : undefined);
     registerTopologyControls(service.core.world);
     return {
       listen: () => service.listen(),

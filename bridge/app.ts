@@ -1,5 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { JournalDraft } from '../lib/contracts/world.js';
 import type { GitalyConnections } from '../lib/gitaly/index.js';
 import { jwtKey } from '../lib/jwt.js';
 import { httpUrl } from '../lib/listen-address.js';
@@ -9,6 +11,7 @@ import { ShuttingDown } from './errors.js';
 import { gitalyConnections } from './gitaly-client.js';
 import { healthHandler } from './health.js';
 import { RequestTracker, TunnelRegistry } from './in-flight.js';
+import type { BridgeJournal } from './journal.js';
 import { TunnelLimiter } from './limits.js';
 import { ProtocolListener } from './listener.js';
 import { BridgeMetrics } from './metrics.js';
@@ -28,6 +31,8 @@ export interface BridgeDeps {
   tls?: { cert: Buffer | string; key: Buffer | string };
   /** Contents of `gitalyCaFile`, trusted for `tls://` Gitaly addresses. */
   gitalyCa?: Buffer;
+  /** Where every request is journaled (the world channel in `main.ts`; nowhere by default). */
+  journal?: (draft: JournalDraft) => void;
 }
 
 export interface BridgeAddresses {
@@ -70,6 +75,8 @@ class BridgeService implements Bridge {
   /** The shell endpoint (`shellListen`): a second port for the same servers. */
   private readonly shellListener: ProtocolListener | undefined;
   private readonly metricsServer: http.Server | undefined;
+  private mainBound: AddressInfo | undefined;
+  private shellBound: AddressInfo | undefined;
 
   constructor(
     private readonly config: Readonly<BridgeConfig>,
@@ -87,6 +94,7 @@ class BridgeService implements Bridge {
       metrics: this.metrics,
       requests: this.requests,
       isClosing,
+      ...(deps.journal ? { journal: this.journalOf(deps.journal) } : {}),
     });
     this.servers = createHttpServers(config, onRequest, logger);
     const listenerOptions = {
@@ -99,6 +107,20 @@ class BridgeService implements Bridge {
     this.listener = new ProtocolListener(listenerOptions);
     this.shellListener = config.shellListen ? new ProtocolListener(listenerOptions) : undefined;
     this.metricsServer = config.metricsListen ? buildMetricsServer(this.metrics, isClosing) : undefined;
+  }
+
+  /** Requests on the shell endpoint's port (and address, when both ports are the same) are `shell`. */
+  private journalOf(write: (draft: JournalDraft) => void): BridgeJournal {
+    return {
+      cell: this.config.cell ?? null,
+      write,
+      listenerOf: (address, port) => {
+        const shell = this.shellBound;
+        if (!shell || port !== shell.port) return 'main';
+        if (this.mainBound?.port !== shell.port) return 'shell';
+        return address === shell.address ? 'shell' : 'main';
+      },
+    };
   }
 
   private routes(deps: BridgeDeps, isClosing: () => boolean): readonly Route[] {
@@ -130,9 +152,11 @@ class BridgeService implements Bridge {
   async listen(): Promise<BridgeAddresses> {
     const { listen, metricsListen, shellListen } = this.config;
     const addr = await this.listener.listen(listen.host, listen.port);
+    this.mainBound = addr;
     let shellUrl: string | undefined;
     if (this.shellListener && shellListen) {
-      shellUrl = httpUrl(await this.shellListener.listen(shellListen.host, shellListen.port));
+      this.shellBound = await this.shellListener.listen(shellListen.host, shellListen.port);
+      shellUrl = httpUrl(this.shellBound);
     }
     let metricsUrl: string | undefined;
     if (this.metricsServer && metricsListen) {

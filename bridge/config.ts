@@ -80,6 +80,8 @@ export interface BridgeConfig {
   maxReceivePackBytes: number;
   /** On shutdown, in-flight tunnels get this long to finish before they are cancelled. */
   shutdownGraceMs: number;
+  /** The cell this bridge fronts, for its journal entries (the stack sets it; unset: null). */
+  cell: string | undefined;
 }
 
 const address: Validator<Address> = hostPort;
@@ -117,6 +119,7 @@ const schema: Schema<BridgeConfig> = {
   tunnelMaxDurationMs: { validate: int(0), default: 6 * 3600_000 },
   maxReceivePackBytes: { validate: int(0), default: 0 },
   shutdownGraceMs: { validate: int(0), default: 10_000 },
+  cell: { validate: optionalStr, default: undefined },
 };
 
 /** defaults → file → env (`BRIDGE_*`) → validate → freeze. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, readConfigFile } from '../lib/config.js';
 import { readSecretFile } from '../lib/secrets.js';
 import { runService } from '../lib/service.js';
+import { journal, worldChannelOpen } from '../lib/world-channel.js';
 import { type BridgeDeps, buildBridge } from './app.js';
 import { type BridgeConfig, loadBridgeConfig } from './config.js';
 
@@ -40,7 +41,8 @@ void runService({
   name: 'bridge',
   load,
   build: async ({ config, deps }, logger) => {
-    const bridge = await buildBridge(config, { ...deps, logger });
+    // Without a supervisor's channel nothing would receive the entries: none are built.
+    const bridge = await buildBridge(config, { ...deps, logger, ...(worldChannelOpen() ? { journal } : {}) });
     return {
       // `listen` and `metrics` are what the stack's supervisor checks against its plan.
       listen: async () => {

@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger.js';
 import { Exchange, type ServerReply, type ServerRequest } from './exchange.js';
 import { correlationIdFrom, TEXT_PLAIN } from './headers.js';
 import type { RequestTracker } from './in-flight.js';
+import { type BridgeJournal, journalRequest } from './journal.js';
 import type { BridgeMetrics } from './metrics.js';
 import { type BackendId, matchRoute, type Route, type RouteMatch, type Served } from './routes.js';
 
@@ -12,6 +13,8 @@ const ACCESS_MESSAGE: Record<BackendId, string> = { gitaly: 'tunnel', rails: 'pr
 export interface ObserveDeps {
   logger: Logger;
   metrics: BridgeMetrics;
+  /** Where every request is journaled once it is over (absent: nowhere). */
+  journal?: BridgeJournal;
 }
 
 export type ObservedHandler = (ex: Exchange, match: RouteMatch) => Promise<void>;
@@ -25,6 +28,7 @@ export type ObservedHandler = (ex: Exchange, match: RouteMatch) => Promise<void>
 export function observe(route: Route, deps: ObserveDeps): ObservedHandler {
   return async (ex, match) => {
     const started = performance.now();
+    const startedAt = new Date();
     const correlationId = correlationIdFrom(ex.headers);
     const log = deps.logger.child({
       correlation_id: correlationId,
@@ -51,6 +55,8 @@ export function observe(route: Route, deps: ObserveDeps): ObservedHandler {
     };
     if (served.outcome === 'system') log.error(line, ACCESS_MESSAGE[route.backend]);
     else log.info(line, ACCESS_MESSAGE[route.backend]);
+    if (deps.journal)
+      journalRequest(deps.journal, ex, match, served, { startedAt, durationMs: seconds * 1000 });
   };
 }
 

@@ -34,6 +34,7 @@ function forward(ex: Exchange, req: RouteRequest, ctx: ProxyContext, resolve: (s
   const secure = url.protocol === 'https:';
   let status: number | undefined;
   let failure: Served | undefined;
+  const bytes = { bytes_in: 0, bytes_out: 0 };
   const upstream = (secure ? https : http).request(url, {
     method: ex.req.method,
     headers: proxyRequestHeaders(ex.headers, {
@@ -48,7 +49,7 @@ function forward(ex: Exchange, req: RouteRequest, ctx: ProxyContext, resolve: (s
     status = res.statusCode ?? 502;
     ctx.metrics.proxied.inc({ status: `${Math.floor(status / 100)}xx` });
     ex.begin(status, { ...proxyResponseHeaders(res.headers), [CORRELATION_HEADER]: req.correlationId });
-    relay(res, ex, (err) => {
+    relay(res, ex, bytes, (err) => {
       req.log.warn({ err }, 'proxy response from Rails broke off');
       failure = {
         outcome: 'system',
@@ -70,21 +71,31 @@ function forward(ex: Exchange, req: RouteRequest, ctx: ProxyContext, resolve: (s
     ex.reject(502, { ...TEXT_PLAIN, [CORRELATION_HEADER]: req.correlationId }, 'Bad Gateway\n');
   });
   ex.onDone(() => {
-    if (failure) resolve(failure);
-    else if (ex.clientGone) resolve({ outcome: 'client-gone', status });
-    else resolve({ outcome: outcomeOfStatus(status ?? 502), status });
+    if (failure) resolve({ ...failure, fields: { ...failure.fields, ...bytes } });
+    else if (ex.clientGone) resolve({ outcome: 'client-gone', status, fields: bytes });
+    else resolve({ outcome: outcomeOfStatus(status ?? 502), status, fields: bytes });
+  });
+  // Counted for the access line and the journal; the pipe keeps its flow control.
+  ex.body.on('data', (chunk: Buffer) => {
+    bytes.bytes_in += chunk.length;
   });
   ex.body.pipe(upstream);
 }
 
-/** Rails' response body to the client, paused while the client's side is full. */
-function relay(res: IncomingMessage, ex: Exchange, onError: (err: Error) => void): void {
+/** Rails' response body to the client, paused while the client's side is full; counted in `bytes`. */
+function relay(
+  res: IncomingMessage,
+  ex: Exchange,
+  bytes: { bytes_out: number },
+  onError: (err: Error) => void,
+): void {
   let waiting = false;
   const resume = () => {
     waiting = false;
     res.resume();
   };
   res.on('data', (chunk: Buffer) => {
+    bytes.bytes_out += chunk.length;
     if (!ex.write(chunk) && !waiting) {
       waiting = true;
       res.pause();

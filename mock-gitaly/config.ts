@@ -50,6 +50,8 @@ export interface GitalySettings {
   quarantineSweep: boolean;
   /** Time between two sweeps of every storage. */
   quarantineSweepIntervalMs: number;
+  /** The cell this Gitaly belongs to, for its journal entries (the stack sets it; unset: null). */
+  cell: string | undefined;
 }
 
 /** Settings plus the token read from `tokenFile`. */
@@ -127,6 +129,7 @@ const schema: Schema<GitalySettings> = {
   sidechannelWrongId: { validate: bool, default: false },
   quarantineSweep: { validate: bool, default: true },
   quarantineSweepIntervalMs: { validate: int(1000), default: 600_000 },
+  cell: { validate: optionalStr, default: undefined },
 };
 
 /** `listenTls` needs a readable certificate and key; they are pointless without it. */

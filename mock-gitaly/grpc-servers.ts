@@ -2,6 +2,7 @@ import type * as http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { loadSshService } from '../lib/proto.js';
 import type { YamuxSession } from '../lib/yamux/index.js';
+import { observedImplementation } from './rpc-journal.js';
 import { type ServiceContext, sshServiceImplementation } from './ssh-service.js';
 
 /**
@@ -59,7 +60,9 @@ export function sshServerFactory(ctx: ServiceContext): (session?: YamuxSession) 
   return (session?: YamuxSession) => {
     const server = new grpc.Server(SERVER_OPTIONS);
     widenReceiveWindows(server);
-    server.addService(service, sshServiceImplementation(ctx, session));
+    const transport = session ? 'backchannel' : 'plain';
+    const impl = sshServiceImplementation(ctx, session);
+    server.addService(service, observedImplementation(ctx.world, service, impl, transport));
     return server;
   };
 }

@@ -1,7 +1,9 @@
 import { readConfigFile } from '../lib/config.js';
 import { formatHostPort } from '../lib/listen-address.js';
 import { runService } from '../lib/service.js';
+import { journal, worldChannelOpen } from '../lib/world-channel.js';
 import { loadGitalyConfig } from './config.js';
+import { registerGitalyControls } from './control.js';
 import { buildGitalyServer } from './server.js';
 
 /** How long running calls may take to finish on SIGTERM before their git processes are killed. */
@@ -12,7 +14,8 @@ void runService({
   name: 'mock-gitaly',
   load: (argv, env) => ({ config: loadGitalyConfig(readConfigFile(argv), env) }),
   build: ({ config }, logger) => {
-    const gitaly = buildGitalyServer(config, logger);
+    const gitaly = buildGitalyServer(config, logger, worldChannelOpen() ? { journal } : {});
+    registerGitalyControls(gitaly.world);
     return {
       listen: async () => {
         const { port } = await gitaly.start();

@@ -9,6 +9,7 @@ import { type BoundAddresses, Listeners } from './listener.js';
 import { QuarantineSweeper } from './quarantine.js';
 import { RuntimeDir } from './runtime-dir.js';
 import type { ServiceContext } from './ssh-service.js';
+import { type GitalyJournal, type GitalyWorld, gitalyWorld } from './world.js';
 
 export interface GitalyServer {
   /** Installs the hooks and binds the listeners; resolves with what was bound. */
@@ -17,11 +18,15 @@ export interface GitalyServer {
   stop(graceMs: number): Promise<void>;
   /** Live backchannel (yamux) sessions, for tests. */
   readonly backchannelSessions: number;
+  /** Its faults, cell and journal, for the control ops (`main.ts`) and tests. */
+  readonly world: GitalyWorld;
 }
 
 export interface GitalyServerDeps {
   /** The compiled hook program (defaults to `hook-main.js` beside this module, or in `dist/`). */
   hookProgram?: string;
+  /** Where every RPC is journaled (the world channel in `main.ts`; nothing by default). */
+  journal?: GitalyJournal;
 }
 
 /** What one mock Gitaly runs: its git processes, gRPC servers, listeners and runtime folder. */
@@ -53,7 +58,8 @@ export function buildGitalyServer(
         intervalMs: config.quarantineSweepIntervalMs,
       })
     : undefined;
-  const ctx: ServiceContext = { config, logger, processes, hooksDir: undefined, quarantine };
+  const world = gitalyWorld(config.cell, deps.journal);
+  const ctx: ServiceContext = { config, logger, processes, hooksDir: undefined, quarantine, world };
   const makeServer = sshServerFactory(ctx);
   const plain = makeServer();
   const plainInjector = plain.createConnectionInjector(grpc.ServerCredentials.createInsecure());
@@ -81,6 +87,7 @@ export function buildGitalyServer(
     get backchannelSessions() {
       return sessions.size;
     },
+    world,
   };
 }
 

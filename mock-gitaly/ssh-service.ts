@@ -25,6 +25,7 @@ import type { QuarantineSweeper } from './quarantine.js';
 import { resolveRepository } from './repository.js';
 import type { SidechannelSession } from './sidechannel-open.js';
 import { uploadPackWithSidechannel } from './upload-pack-sidechannel.js';
+import type { GitalyWorld } from './world.js';
 
 export interface ServiceContext {
   config: GitalyConfig;
@@ -34,6 +35,8 @@ export interface ServiceContext {
   hooksDir: string | undefined;
   /** Removes the quarantine a push killed by a signal leaves behind (unset: `quarantineSweep` off). */
   quarantine: QuarantineSweeper | undefined;
+  /** The world's faults and the journal every RPC is written to (`rpc-journal.ts`). */
+  world: GitalyWorld;
 }
 
 /**

@@ -19,6 +19,7 @@ import { GitRun, type GitRunResult } from './git-run.js';
 import { HUNG_UP_STDERR } from './git-stream.js';
 import { NegotiationStatsParser } from './negotiation-stats.js';
 import { resolveRepository } from './repository.js';
+import { noteCallBytes } from './rpc-journal.js';
 import { closeSidechannel, pipeSidechannelStdin, sidebandOutput } from './sidechannel-git.js';
 import { openSidechannel, type SidechannelSession, sidechannelId } from './sidechannel-open.js';
 import type { ServiceContext } from './ssh-service.js';
@@ -143,6 +144,7 @@ async function serve(
     const err = failure(run, call.cancelled);
     // Every git run gets its 'rpc finished' line (with its outcome), as on the bidi RPCs.
     logger.info({ ...result, stdin_bytes: run.stdinBytes, stdout_bytes: run.stdoutBytes }, 'rpc finished');
+    noteCallBytes(call, run.stdinBytes, run.stdoutBytes);
     if (err) throw err;
     callback(null, { packfile_negotiation_statistics: stats });
   } catch (err) {

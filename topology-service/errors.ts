@@ -78,3 +78,18 @@ export function asTopologyError(err: unknown): TopologyError {
 export function toServiceError(err: TopologyError): Partial<ServiceError> {
   return { code: err.grpcCode, details: err.message, message: err.message };
 }
+
+/** A failure a world's control op decided (`world.ts`): any gRPC code, with the fault that fired. */
+export class InjectedError extends TopologyError {
+  constructor(
+    grpcCode: status,
+    message: string,
+    readonly fault: Record<string, unknown>,
+  ) {
+    super('TOPOLOGY_INJECTED', grpcCode, message);
+  }
+}
+
+export function Injected(grpcCode: status, message: string, fault: Record<string, unknown>): InjectedError {
+  return new InjectedError(grpcCode, message, fault);
+}

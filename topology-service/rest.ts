@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClassifyRequest__Output } from '../lib/generated/gitlab/cells/topology_service/ClassifyRequest.js';
 import { headerValue } from '../lib/http-headers.js';
+import { journalHeaders, REDACTED } from '../lib/journal-fields.js';
 import { readBodyLimited } from '../lib/streams.js';
 import { logCall } from './call-log.js';
 import type { TopologyCore } from './core.js';
@@ -20,6 +21,13 @@ import {
   type TopologyError,
   Unauthenticated,
 } from './errors.js';
+import {
+  classifyAnswerFields,
+  classifyRequestFields,
+  faultOf,
+  grpcCodeName,
+  journalCall,
+} from './journal.js';
 import { CLASSIFY_REQUEST, CLASSIFY_RESPONSE, readJson, writeJson } from './proto-json.js';
 
 export const CLASSIFY_PATH = '/v1/classify';
@@ -41,15 +49,30 @@ interface Answer {
   status: number;
   body: unknown;
   fields?: Record<string, unknown>;
+  /** Fields of the journal entry (the answer of a classify). */
+  journal?: Record<string, unknown>;
+  fault?: Record<string, unknown> | undefined;
 }
 
-function send(res: ServerResponse, answer: Answer, gateway: boolean): void {
+/** Request headers the journal keeps (the CF-Access secret redacted). */
+const JOURNAL_HEADERS = [
+  'content-type',
+  'user-agent',
+  'x-gitlab-correlation-id',
+  CF_ACCESS_ID_HEADER,
+  CF_ACCESS_SECRET_HEADER,
+];
+
+/** Writes the answer; returns its body's length in bytes. */
+function send(res: ServerResponse, answer: Answer, gateway: boolean): number {
   const body = JSON.stringify(answer.body);
+  const length = Buffer.byteLength(body);
   res.writeHead(answer.status, {
     ...(gateway ? GATEWAY_HEADERS : { 'content-type': 'application/json' }),
-    'content-length': Buffer.byteLength(body),
+    'content-length': length,
   });
   res.end(body);
+  return length;
 }
 
 /** `google.rpc.Status` as protojson writes it. */
@@ -74,8 +97,12 @@ function checkCfAccess(req: IncomingMessage, cf: NonNullable<TopologyCore['confi
   }
 }
 
-async function readClassifyRequest(req: IncomingMessage): Promise<ClassifyRequest__Output> {
+async function readClassifyRequest(
+  req: IncomingMessage,
+  progress: Progress,
+): Promise<ClassifyRequest__Output> {
   const { body, truncated } = await readBodyLimited(req, BODY_LIMIT);
+  progress.bytesIn = body.length;
   if (truncated) throw InvalidArgument(`request body larger than ${BODY_LIMIT} bytes`);
   const text = body.toString('utf8');
   // grpc-gateway's generated handler accepts an empty body (io.EOF) as an empty message.
@@ -86,12 +113,18 @@ async function readClassifyRequest(req: IncomingMessage): Promise<ClassifyReques
   } catch (err) {
     throw InvalidArgument(`proto: syntax error: ${(err as Error).message}`);
   }
-  return readJson(CLASSIFY_REQUEST, json) as ClassifyRequest__Output;
+  const parsed = readJson(CLASSIFY_REQUEST, json) as ClassifyRequest__Output;
+  progress.request = parsed;
+  return parsed;
 }
 
 /** Set once the request reaches the (virtual) gRPC call, whose answer carries grpc-gateway's headers. */
 interface Progress {
   rpc: boolean;
+  /** The request body's length, once read. */
+  bytesIn: number;
+  /** The parsed ClassifyRequest, once read. */
+  request?: ClassifyRequest__Output;
 }
 
 async function classifyOverRest(
@@ -100,11 +133,15 @@ async function classifyOverRest(
   progress: Progress,
 ): Promise<Answer> {
   progress.rpc = true;
-  const c = core.classify(await readClassifyRequest(req));
+  const c = await core.classifyInWorld(await readClassifyRequest(req, progress));
   return {
     status: 200,
     body: writeJson(CLASSIFY_RESPONSE, c.response as Record<string, unknown>),
-    fields: { by: c.by, key: c.key, cell_id: c.cell.id },
+    fields: c.classified
+      ? { by: c.classified.by, key: c.classified.key, cell_id: c.classified.cell.id }
+      : { by: 'world', fault: c.fault },
+    journal: classifyAnswerFields(c.response, core.cells),
+    fault: c.fault,
   };
 }
 
@@ -129,10 +166,11 @@ async function route(
   return classifyOverRest(core, req, progress);
 }
 
-/** The request listener of the REST server (node:http or node:https). */
+/** The request listener of the REST server (node:http or node:https); every request is journaled. */
 export function restHandler(core: TopologyCore): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const started = performance.now();
+    const startedAt = new Date();
     const path = (req.url ?? '/').split('?')[0] as string;
     const base = {
       transport: 'rest' as const,
@@ -140,23 +178,55 @@ export function restHandler(core: TopologyCore): (req: IncomingMessage, res: Ser
       peer: req.socket.remoteAddress,
       ...(req.headers[CF_ACCESS_ID_HEADER] ? { cf_access_client_id: req.headers[CF_ACCESS_ID_HEADER] } : {}),
     };
-    const progress: Progress = { rpc: false };
+    const progress: Progress = { rpc: false, bytesIn: 0 };
+    const record = (
+      status: number,
+      bytesOut: number,
+      extra: Record<string, unknown>,
+      fault?: Record<string, unknown>,
+    ) =>
+      journalCall(core.journal, {
+        started,
+        startedAt,
+        endpoint: path,
+        method: req.method ?? 'GET',
+        headers: journalRestHeaders(req),
+        fields: { ...(progress.request ? classifyRequestFields(progress.request) : {}), ...extra },
+        status,
+        bytesIn: progress.bytesIn,
+        bytesOut,
+        fault,
+      });
     route(core, req, path, progress).then(
       (answer) => {
-        send(res, answer, progress.rpc);
+        const bytesOut = send(res, answer, progress.rpc);
         const fields = { ...base, ...answer.fields, status: answer.status };
         logCall(core.logger, { ...fields, ms: Math.round(performance.now() - started) }, undefined);
+        record(answer.status, bytesOut, answer.journal ?? {}, answer.fault);
       },
       (thrown: unknown) => {
         const err = asTopologyError(thrown);
+        let bytesOut = 0;
         if (!res.headersSent && !res.destroyed)
-          send(res, { status: err.statusCode, body: statusBody(err) }, progress.rpc);
+          bytesOut = send(res, { status: err.statusCode, body: statusBody(err) }, progress.rpc);
         logCall(
           core.logger,
           { ...base, status: err.statusCode, ms: Math.round(performance.now() - started) },
           err,
         );
+        record(
+          err.statusCode,
+          bytesOut,
+          { code: grpcCodeName(err.grpcCode), message: err.message },
+          faultOf(err),
+        );
       },
     );
   };
+}
+
+function journalRestHeaders(req: IncomingMessage): Record<string, string> {
+  const headers = journalHeaders(req.headers, JOURNAL_HEADERS);
+  if (headers[CF_ACCESS_SECRET_HEADER] !== undefined) headers[CF_ACCESS_SECRET_HEADER] = REDACTED;
+  return headers;
 }

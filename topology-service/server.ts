@@ -11,6 +11,7 @@ import type { Logger } from '../lib/logger.js';
 import type { TopologyConfig } from './config.js';
 import { TopologyCore } from './core.js';
 import { buildGrpcServer } from './grpc.js';
+import type { TopologyJournal } from './journal.js';
 import { restHandler } from './rest.js';
 
 /** How long running calls may take to finish once stopping, before connections are cut. */
@@ -111,8 +112,13 @@ function closeHttp(server: HttpServer, graceMs: number): Promise<void> {
   });
 }
 
-export function buildTopologyService(config: TopologyConfig, logger: Logger): TopologyService {
-  const core = new TopologyCore(config, logger);
+/** `journal`: where every call is journaled (the world channel in `main.ts`; nothing by default). */
+export function buildTopologyService(
+  config: TopologyConfig,
+  logger: Logger,
+  journal?: TopologyJournal,
+): TopologyService {
+  const core = new TopologyCore(config, logger, journal);
   const grpcServer = buildGrpcServer(core);
   const http = httpServer(config, core, logger);
   return {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import type { JournalDraft } from '../../lib/contracts/world.js';
 import { jwtKey, signShellJwt } from '../../lib/jwt.js';
 import { type Logger, REDACT_PATHS } from '../../lib/logger.js';
 import { hashedRepoPath } from '../../lib/repo-path.js';
@@ -134,6 +135,8 @@ export interface HarnessOptions {
   hookProgram?: string;
   /** Settings for the mock Gitaly (e.g. `uploadPackNegotiationTimeoutMs`). */
   gitaly?: Record<string, unknown>;
+  /** Where the mock Gitaly journals its RPCs (`mock-gitaly/rpc-journal.ts`). */
+  gitalyJournal?: (draft: JournalDraft) => void;
 }
 
 const listen = (server: http.Server) =>
@@ -189,7 +192,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       },
       {},
     );
-    const gitalyServer = buildGitalyServer(gitalyConfig, sinkLogger(gitalyLogs), { hookProgram });
+    const gitalyServer = buildGitalyServer(gitalyConfig, sinkLogger(gitalyLogs), {
+      hookProgram,
+      ...(opts.gitalyJournal ? { journal: opts.gitalyJournal } : {}),
+    });
     const { port: gitalyPort } = await gitalyServer.start();
     cleanups.push(() => gitalyServer.stop(500));
     const gitalyAddress = `tcp://127.0.0.1:${gitalyPort}`;

@@ -8,7 +8,7 @@ import { createLogger } from '../../lib/logger.js';
 import { loadSshService, type SSHStreamResponse } from '../../lib/proto.js';
 import { type GitalyConfig, loadGitalyConfig } from '../config.js';
 import type { BoundAddresses } from '../listener.js';
-import { buildGitalyServer, type GitalyServer } from '../server.js';
+import { buildGitalyServer, type GitalyServer, type GitalyServerDeps } from '../server.js';
 import { StdoutWatch } from './stdout-watch.js';
 
 /** Test helpers for mock-gitaly: temp folders, real git repositories, a started server, raw calls. */
@@ -129,7 +129,7 @@ export interface StartedGitaly {
 /** Starts a mock Gitaly on 127.0.0.1:0 with one storage `default` and a fresh token. */
 export async function startGitaly(
   settings: Record<string, unknown> = {},
-  deps: { hookProgram?: string; storage?: string } = {},
+  deps: GitalyServerDeps & { storage?: string } = {},
 ): Promise<StartedGitaly> {
   const dir = tempDir();
   const storage = deps.storage ?? join(dir, 'storage');

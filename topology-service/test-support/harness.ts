@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
+import type { JournalDraft } from '../../lib/contracts/world.js';
 import { REDACT_PATHS } from '../../lib/logger.js';
 import { type ClientTls, type TopologyClients, topologyClients } from '../client.js';
 import { loadTopologyConfig } from '../config.js';
@@ -67,6 +68,8 @@ export interface StartedTopology {
   /** `http(s)://host:port` of REST. */
   http: string;
   log: LogSink;
+  /** The journal entries the service wrote (what it would send over a world channel). */
+  journal: JournalDraft[];
   /** Clients on one channel (closed at cleanup). */
   clients(tls?: ClientTls): TopologyClients;
   stop(): Promise<void>;
@@ -80,7 +83,8 @@ export async function startTopology(file: Record<string, unknown> = {}): Promise
   );
   const log = new LogSink();
   const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, log);
-  const service = buildTopologyService(config, logger);
+  const journal: JournalDraft[] = [];
+  const service = buildTopologyService(config, logger, (entry) => journal.push(entry));
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -95,6 +99,7 @@ export async function startTopology(file: Record<string, unknown> = {}): Promise
     grpc: listening.grpc,
     http: `${config.tls ? 'https' : 'http'}://${listening.http}`,
     log,
+    journal,
     clients(tls) {
       const clients = topologyClients(listening.grpc, tls);
       onCleanup(() => clients.close());

@@ -1,0 +1,199 @@
+/**
+ * @file Every RPC of a mock Gitaly, whatever its service, as one journal entry, with the world's
+ * faults applied first: `observedImplementation` wraps a grpc-js service implementation. The entry
+ * has the full method, the repository and user fields of the (first) request, the metadata of
+ * interest, the final status code name, the duration, stdin bytes in and stdout+stderr bytes out.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { journalHeaders } from '../lib/journal-fields.js';
+import type { FaultAction, GitalyWorld } from './world.js';
+
+/** Which connection the call came on: a yamux backchannel session or plain gRPC. */
+export type GitalyTransport = 'backchannel' | 'plain';
+
+interface CallRecord {
+  started: number;
+  startedAt: Date;
+  endpoint: string;
+  headers: Record<string, string>;
+  fields: Record<string, unknown>;
+  bytesIn: number;
+  bytesOut: number;
+  fault: Record<string, unknown> | undefined;
+  done: boolean;
+}
+
+type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
+
+/** Bytes an RPC moved outside its messages (a sidechannel), noted by its handler before it answers. */
+const sideBytes = new WeakMap<object, { bytesIn: number; bytesOut: number }>();
+
+/** Notes what a call moved on its sidechannel, for its journal entry. */
+export function noteCallBytes(call: object, bytesIn: number, bytesOut: number): void {
+  sideBytes.set(call, { bytesIn, bytesOut });
+}
+
+const METADATA_KEYS = ['authorization', 'gitaly-sidechannel-id', 'x-gitlab-correlation-id', 'user-agent'];
+
+function metadataHeaders(metadata: grpc.Metadata): Record<string, string> {
+  const plain: Record<string, string> = {};
+  for (const [k, v] of Object.entries(metadata.getMap()))
+    plain[k] = Buffer.isBuffer(v) ? v.toString('base64') : v;
+  const features = Object.keys(plain).filter((k) => k.startsWith('gitaly-feature-'));
+  return journalHeaders(plain, [...METADATA_KEYS, ...features]);
+}
+
+/** The routing-relevant fields of a request message: repository, user, protocol. */
+export function requestFields(req: unknown): Record<string, unknown> {
+  if (typeof req !== 'object' || req === null) return {};
+  const r = req as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const repo = r.repository as Record<string, unknown> | undefined | null;
+  if (repo) {
+    out.repository = {
+      storage_name: repo.storage_name ?? '',
+      relative_path: repo.relative_path ?? '',
+      gl_repository: repo.gl_repository ?? '',
+      gl_project_path: repo.gl_project_path ?? '',
+    };
+  }
+  for (const key of ['gl_id', 'gl_username', 'gl_repository', 'git_protocol']) {
+    if (typeof r[key] === 'string' && r[key] !== '') out[key] = r[key];
+  }
+  return out;
+}
+
+function stdinLength(msg: unknown): number {
+  const stdin = (msg as { stdin?: unknown } | null)?.stdin;
+  return Buffer.isBuffer(stdin) ? stdin.length : 0;
+}
+
+function outputLength(msg: unknown): number {
+  const m = msg as { stdout?: unknown; stderr?: unknown; data?: unknown } | null;
+  let n = 0;
+  for (const part of [m?.stdout, m?.stderr, m?.data]) if (Buffer.isBuffer(part)) n += part.length;
+  return n;
+}
+
+function finish(world: GitalyWorld, rec: CallRecord, call: object, status: string): void {
+  if (rec.done) return;
+  rec.done = true;
+  const side = sideBytes.get(call);
+  world.journal({
+    time: rec.startedAt.toISOString(),
+    cell: world.cell,
+    service: 'gitaly',
+    endpoint: rec.endpoint,
+    headers: rec.headers,
+    fields: rec.fields,
+    status,
+    durationMs: Math.round((performance.now() - rec.started) * 10) / 10,
+    bytesIn: rec.bytesIn + (side?.bytesIn ?? 0),
+    bytesOut: rec.bytesOut + (side?.bytesOut ?? 0),
+    ...(rec.fault ? { fault: rec.fault } : {}),
+  });
+}
+
+const codeName = (code: unknown) =>
+  typeof code === 'number' ? (grpc.status[code] ?? String(code)) : 'UNKNOWN';
+
+/** A streaming call: fields from its first message, bytes counted both ways, status from its end. */
+function observeStream(world: GitalyWorld, rec: CallRecord, call: grpc.ServerDuplexStream<unknown, unknown>) {
+  let first = true;
+  call.on('data', (msg: unknown) => {
+    if (first) Object.assign(rec.fields, requestFields(msg));
+    first = false;
+    rec.bytesIn += stdinLength(msg);
+  });
+  const write = call.write.bind(call) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  (call as unknown as { write: typeof write }).write = (chunk, ...rest) => {
+    rec.bytesOut += outputLength(chunk);
+    return write(chunk, ...rest);
+  };
+  let failed: string | undefined;
+  call.on('error', (err: { code?: unknown }) => {
+    failed ??= codeName(err.code);
+  });
+  call.once('finish', () => finish(world, rec, call, failed ?? 'OK'));
+  call.once('cancelled', () => finish(world, rec, call, 'CANCELLED'));
+}
+
+function failCall(
+  call: AnyCall,
+  callback: grpc.sendUnaryData<unknown> | undefined,
+  action: FaultAction & { kind: 'fail' },
+) {
+  const err = { code: action.code, details: action.message, message: action.message };
+  if (callback) callback(err);
+  else call.emit('error', err);
+}
+
+function wrap(
+  world: GitalyWorld,
+  def: grpc.MethodDefinition<unknown, unknown>,
+  name: string,
+  handler: grpc.UntypedHandleCall,
+  base: Record<string, unknown>,
+): grpc.UntypedHandleCall {
+  const streaming = def.requestStream || def.responseStream;
+  const wrapped = (call: AnyCall, callback?: grpc.sendUnaryData<unknown>) => {
+    const action = world.faults.take(name);
+    const rec: CallRecord = {
+      started: performance.now(),
+      startedAt: new Date(),
+      endpoint: def.path,
+      headers: metadataHeaders(call.metadata),
+      fields: {
+        ...base,
+        ...(streaming ? {} : requestFields((call as grpc.ServerUnaryCall<unknown, unknown>).request)),
+      },
+      bytesIn: 0,
+      bytesOut: 0,
+      fault: action?.fault,
+      done: false,
+    };
+    if (action?.kind === 'fail') {
+      failCall(call, callback, action);
+      return finish(world, rec, call, codeName(action.code));
+    }
+    const run = () => {
+      if (call.cancelled) return finish(world, rec, call, 'CANCELLED');
+      if (streaming) {
+        observeStream(world, rec, call as grpc.ServerDuplexStream<unknown, unknown>);
+        return (handler as (c: AnyCall) => void)(call);
+      }
+      call.once('cancelled', () => finish(world, rec, call, 'CANCELLED'));
+      const done: grpc.sendUnaryData<unknown> = (err, value) => {
+        finish(world, rec, call, err ? codeName(err.code ?? grpc.status.UNKNOWN) : 'OK');
+        callback?.(err, value);
+      };
+      (handler as (c: AnyCall, cb: grpc.sendUnaryData<unknown>) => void)(call, done);
+    };
+    if (action?.kind === 'delay') setTimeout(run, action.ms);
+    else run();
+  };
+  return wrapped as unknown as grpc.UntypedHandleCall;
+}
+
+/**
+ * `impl` with every method journaled and subject to the world's faults. `transport` says which
+ * kind of connection the server it goes on serves.
+ */
+export function observedImplementation(
+  world: GitalyWorld,
+  service: grpc.ServiceDefinition,
+  impl: grpc.UntypedServiceImplementation,
+  transport: GitalyTransport,
+): grpc.UntypedServiceImplementation {
+  const out: grpc.UntypedServiceImplementation = {};
+  for (const [name, handler] of Object.entries(impl)) {
+    const def = service[name] as grpc.MethodDefinition<unknown, unknown> | undefined;
+    if (!def) {
+      out[name] = handler;
+      continue;
+    }
+    const base = { rpc: name, transport, sidechannel: name.endsWith('WithSidechannel') };
+    out[name] = wrap(world, def, name, handler, base);
+  }
+  return out;
+}

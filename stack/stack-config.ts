@@ -85,6 +85,8 @@ function planGitaly(plan: Plan, cell: WorldCell): PlannedService {
       gitlabUrl: `http://${net.host('rails', cell)}:${ports.rails(cell.id)}`,
       gitlabSecretFile: paths.shellSecret,
       runtimeDir: paths.gitalyRuntime(cell.name),
+      // Names the cell in its journal entries.
+      cell: cell.name,
       logLevel: plan.logLevel,
     },
   };
@@ -138,6 +140,7 @@ function planBridge(plan: Plan, cell: WorldCell): PlannedService {
       workhorseSecretFile: paths.workhorseSecret,
       metricsListen: bindAt(plan, ports.bridgeMetrics(cell.id)),
       ...(plan.topology ? { shellListen: bridgeShellListen(ports, cell) } : {}),
+      cell: cell.name,
       logLevel: plan.logLevel,
     },
   };

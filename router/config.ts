@@ -31,6 +31,12 @@ export interface CellConfig {
   legacy: boolean;
   region: string;
   url: string;
+  /**
+   * How an `http://` URL is spoken to: `http1` (HTTP/1.1, one connection per request, as
+   * gitlab-shell) or `h2c` (cleartext HTTP/2, prior knowledge). Unset = `http1`. `https://` ignores
+   * it (ALPN decides).
+   */
+  protocol?: 'http1' | 'h2c';
 }
 
 export interface Listen {

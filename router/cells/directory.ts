@@ -22,7 +22,7 @@ export class CellDirectory {
   ) {
     for (const cell of cells) {
       this.byName.set(cell.name, cell);
-      this.transports.set(cell.name, createCellTransport(cell.url, tls));
+      this.transports.set(cell.name, createCellTransport(cell.url, tls, cell.protocol));
     }
     const legacy = cells.find((c) => c.legacy);
     if (!legacy) throw new Error('cells: no legacy cell');

@@ -71,6 +71,8 @@ export interface RecordedRequest {
   cell: string;
   method: string;
   path: string;
+  /** `1.1` or `2.0`. */
+  httpVersion: string;
   headers: IncomingHttpHeaders;
   /** Request body bytes (tunnels: what reached git's stdin). */
   body: Buffer;
@@ -190,6 +192,7 @@ export class FakeCell {
       cell: this.name,
       method,
       path: url.pathname,
+      httpVersion: req.httpVersion,
       headers,
       body: Buffer.alloc(0),
       bodyEnded: false,

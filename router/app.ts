@@ -50,7 +50,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
   for (const file of hostKeys.created) log.info({ file }, 'generated a new SSH host key');
 
   const metrics = createMetrics();
-  const cells = new CellDirectory(config.cells, config.region, deps.tls);
+  const cells = new CellDirectory(config.cells, config.region, deps.tls, Math.random, config.cellProtocol);
   const rules = await loadRules(config, cells, log);
   const routing = buildRouting(config, cells, key, metrics, log);
   const primaries = new PrimaryClients();

@@ -76,9 +76,12 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** A cell's `protocol`: `http1` (the default, as gitlab-shell) or `h2c`. */
-const cellProtocol: Validator<'http1' | 'h2c'> = (v, name) =>
-  v === undefined ? 'http1' : oneOf('http1', 'h2c')(v, name);
+/** How `http://` cells are spoken to: `http1` (as gitlab-shell) or `h2c`. */
+export const cellProtocol = oneOf('http1', 'h2c');
+
+/** A cell's own `protocol`; unset = the router's `cellProtocol`. */
+const optionalCellProtocol: Validator<'http1' | 'h2c' | undefined> = (v, name) =>
+  v === undefined ? undefined : cellProtocol(v, name);
 
 /**
  * `cells`: a JSON array (or a JSON string of one, from the environment) of
@@ -114,7 +117,7 @@ export const cellsValidator: Validator<CellConfig[]> = (v, name) => {
       legacy,
       region: field(obj, 'region', where, str),
       url: field(obj, 'url', where, httpUrl),
-      protocol: field(obj, 'protocol', where, cellProtocol),
+      protocol: field(obj, 'protocol', where, optionalCellProtocol),
     };
   });
   const legacyCount = cells.filter((c) => c.legacy).length;

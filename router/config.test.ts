@@ -42,14 +42,18 @@ describe('router config', () => {
       legacy: false,
       region: 'eu',
       url: 'https://cell-eu0.example.com/prefix',
-      protocol: 'http1',
     });
+    expect(config.cellProtocol).toBe('http1');
     expect(Object.isFrozen(config.cells[0])).toBe(true);
   });
 
-  it('reads a cell protocol: http1 (the default, as gitlab-shell) or h2c', () => {
+  it('reads a cell protocol: http1 or h2c, else the router-wide cellProtocol (http1, as gitlab-shell)', () => {
     const config = load({ ...minimal, cells: [{ ...cells[0], protocol: 'h2c' }, cells[1]] });
-    expect(config.cells.map((c) => c.protocol)).toEqual(['h2c', 'http1']);
+    expect(config.cells.map((c) => c.protocol)).toEqual(['h2c', undefined]);
+    expect(load(minimal, { ROUTER_CELL_PROTOCOL: 'h2c' }).cellProtocol).toBe('h2c');
+    expect(() => load(minimal, { ROUTER_CELL_PROTOCOL: 'h3' })).toThrow(
+      'cellProtocol (ROUTER_CELL_PROTOCOL) must be one of http1, h2c',
+    );
   });
 
   it('takes ROUTER_* environment overrides, cells as JSON', () => {

@@ -38,7 +38,7 @@ export const CELLS = [
 ];
 
 export interface TestStackOptions {
-  /** What the fake cells speak and the router's `cells[].protocol` says (default `http1`). */
+  /** What the fake cells speak and the router's `cellProtocol` says (default `http1`). */
   protocol?: CellProtocol;
 }
 
@@ -72,7 +72,8 @@ export async function startTestStack(
       hostKeyFile: join(dir, 'host', 'ssh_host_ed25519_key'),
       shellSecretFile: secretFile,
       region: 'eu',
-      cells: CELLS.map((c) => ({ ...c, url: cells.get(c.name)?.url, protocol })),
+      cells: CELLS.map((c) => ({ ...c, url: cells.get(c.name)?.url })),
+      cellProtocol: protocol,
       logLevel: 'silent',
       ...overrides,
     },

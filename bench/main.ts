@@ -128,6 +128,7 @@ class Bench {
       STACK_GEO: 'off',
       ROUTER_MAX_STARTUPS: '1000',
     };
+    if (opts.cellProtocol) this.stackEnv.ROUTER_CELL_PROTOCOL = opts.cellProtocol;
     if (opts.profile) {
       this.stackEnv.NODE_OPTIONS = `--import=${pathToFileURL(join(ROOT, 'dist', 'bench', 'cpu-profiler.js')).href}`;
       this.stackEnv.BENCH_PROFILE_DIR = this.profileDir;

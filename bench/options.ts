@@ -25,6 +25,8 @@ export interface BenchOptions {
   slowReadRate: number;
   /** Upper bound of any single git operation. */
   opTimeoutMs: number;
+  /** The router's leg to the cells (`ROUTER_CELL_PROTOCOL`); undefined = the router's default (`http1`). */
+  cellProtocol: 'http1' | 'h2c' | undefined;
 }
 
 export const WORKLOADS = [
@@ -81,12 +83,15 @@ export const USAGE = `usage: npm run bench -- [--quick] [--profile] [--only ${WO
 
   --quick     small counts, a ~20 MiB repository and a short history (CI smoke test, under two minutes)
   --profile   run the stack's services with --cpu-prof and print where their CPU time goes
-  --only      comma-separated subset of the workloads`;
+  --only      comma-separated subset of the workloads
+  --cell-protocol http1|h2c
+              the router's tunnel leg to the cells (default: the router's, http1)`;
 
 export function parseArgs(argv: readonly string[]): BenchOptions {
   let quick = false;
   let profile = false;
   let only: Set<WorkloadId> = new Set(WORKLOADS);
+  let cellProtocol: BenchOptions['cellProtocol'];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') quick = true;
@@ -98,6 +103,10 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       const unknown = ids.filter((id) => !(WORKLOADS as readonly string[]).includes(id));
       if (unknown.length > 0) throw new UsageError(`unknown workload(s): ${unknown.join(', ')}`);
       only = new Set(ids as WorkloadId[]);
+    } else if (arg === '--cell-protocol') {
+      const value = argv[++i];
+      if (value !== 'http1' && value !== 'h2c') throw new UsageError('--cell-protocol is http1 or h2c');
+      cellProtocol = value;
     } else if (arg === '--help' || arg === '-h') throw new UsageError('');
     else throw new UsageError(`unknown argument ${arg}`);
   }
@@ -120,6 +129,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       throughputRuns: 1,
       slowReadRate: 16 * MIB,
       opTimeoutMs: 60_000,
+      cellProtocol,
     };
   }
   return {
@@ -139,5 +149,6 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     throughputRuns: 5,
     slowReadRate: 64 * MIB,
     opTimeoutMs: 15 * 60_000,
+    cellProtocol,
   };
 }

@@ -28,6 +28,8 @@ describe('parseArgs', () => {
     expect(parseArgs([]).cellProtocol).toBeUndefined();
     expect(parseArgs(['--cell-protocol', 'h2c']).cellProtocol).toBe('h2c');
     expect(() => parseArgs(['--cell-protocol', 'h2'])).toThrow(/http1 or h2c/);
+    expect(parseArgs(['--quick', '--large-clone-runs', '4']).largeCloneRuns).toBe(4);
+    expect(() => parseArgs(['--large-clone-runs', '0'])).toThrow(/positive integer/);
   });
 
   it('refuses unknown arguments and workloads', () => {

@@ -1,107 +1,43 @@
-import { createReadStream, existsSync } from 'node:fs';
-import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { UploadPackMode } from '../lib/gitaly/index.js';
-import { projectRoot } from '../lib/proto.js';
-import { hashedRepoPath } from '../lib/repo-path.js';
-import { readSecretFile } from '../lib/secrets.js';
-import { stackPaths } from '../stack/layout.js';
-import { TUNNEL_SERVICE_NODE_FLAGS } from '../stack/node-flags.js';
-import { demoWorld } from '../stack/topology-file-load.js';
 import {
-  CONTENDER_LABELS,
-  concurrentClones,
-  type GitContender,
-  type GitContenderId,
-  type GitWorkloadContext,
-  pushes,
-  type RepoRole,
-  repeatedClones,
-  type ServedRepo,
-  type ServerSide,
-  sequentialClones,
-} from './git-workloads.js';
-import { GitalyDirect } from './gitaly-direct.js';
+  DATA,
+  facts,
+  log,
+  PROFILED,
+  PROJECTS,
+  projectDir,
+  ROOT,
+  STREAM_BRIDGE,
+  warmPageCache,
+} from './bench-data.js';
+import { gitContenders, sshAlgorithms, warmUp } from './contenders.js';
+import type { GitWorkloadContext, RepoRole, ServedRepo } from './git-workloads.js';
 import { type GrpcFloor, startGrpcFloor } from './grpc-floor.js';
 import { loadOneMinute, machineInfo, runInfo } from './machine.js';
-import {
-  negotiatedAlgorithms,
-  type OpenSshServer,
-  type SshAlgorithms,
-  sshCommandLine,
-  startOpenSsh,
-} from './openssh.js';
+import { benchNotes } from './notes.js';
+import { type OpenSshServer, startOpenSsh } from './openssh.js';
 import { type BenchOptions, parseArgs, USAGE, UsageError, WORKLOADS, type WorkloadId } from './options.js';
-import { FailureLog, type Outcome, okValue } from './outcome.js';
-import { type CpuCounter, describeFailure, killTracked, ownCpu, reapedChildrenCpu, run } from './proc.js';
+import { FailureLog, type Outcome } from './outcome.js';
+import { killTracked } from './proc.js';
 import { renderProfiles, summarizeProfiles } from './profile.js';
 import { ensureRepo, type GeneratedRepo, placeRepo } from './repo-gen.js';
 import { ratioLines, renderMarkdown } from './report.js';
-import type { BenchResults, RepoFacts, ThroughputId } from './results.js';
+import type { BenchResults } from './results.js';
+import { writeResults } from './results-files.js';
 import { type BenchStack, type ExtraBridge, startBenchStack, startExtraBridge } from './stack-runner.js';
-import {
-  idleMemory,
-  type SlowReaderTarget,
-  slowReadBridge,
-  slowReadRouter,
-  type ThroughputResult,
-} from './stack-workloads.js';
 import { MIB } from './stats.js';
 import { evaluate } from './targets.js';
-import { runThroughput } from './throughput.js';
+import { benchThroughput } from './throughput-workload.js';
+import { gitWorkloads, type RunState, stackWorkloads } from './workloads.js';
 
 /**
  * `npm run bench [-- --quick] [--profile] [--only …]`: every contender in the same run on the same
  * data — direct file://, a private OpenSSH, the cells path (router → bridge → Rails → Gitaly), the
  * bridge alone and the grpc-js floor — then a markdown table, JSON and the ratios that matter.
  */
-const ROOT = projectRoot();
-const DATA = join(ROOT, 'bench', 'data');
-const RESULTS = join(ROOT, 'bench', 'results');
-
-/** The demo projects the benchmark repositories replace (see topologies/demo.json). */
-const PROJECTS = {
-  large: { path: 'gitlab-org/gitlab', cell: 'cell_us0' },
-  small: { path: 'gitlab-org/gitlab-test', cell: 'cell_us0' },
-  slow: { path: 'my-company/my-project', cell: 'cell_eu0', username: 'alice' },
-  /** The realistic history: a public project of another cell, which bob may clone. */
-  history: { path: 'acme.corp/www.site', cell: 'cell_us1' },
-} as const;
-/** The cells-path user: Maintainer of gitlab-org (clones and pushes a branch). */
-const CELLS_USER = 'bob';
-/** The benchmark's second bridge of the large repository's cell, in `gitalyUploadPack: "stream"` mode. */
-const STREAM_BRIDGE = `bridge-stream-${PROJECTS.large.cell}`;
-/** Stack services whose mains preload bench/cpu-profiler.ts under `--profile`. */
-const PROFILED = /^(router|router-topology|bridge-.+|gitaly-.+|mock-cell)$/;
-
-function log(line: string): void {
-  process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-}
-
-function projectDir(dataDir: string, projectPath: string, cell: string): string {
-  const project = demoWorld().projects.find((p) => `${p.namespace}/${p.path}` === projectPath);
-  if (!project) throw new Error(`no demo project ${projectPath}`);
-  return join(stackPaths(dataDir).storage(cell), hashedRepoPath(project.id));
-}
-
-function facts(repo: GeneratedRepo): RepoFacts {
-  return { packBytes: repo.packBytes, files: repo.spec.files, fileBytes: repo.spec.fileBytes };
-}
-
-/** Reads the pack files once so every contender starts with them in the page cache. */
-async function warmPageCache(dir: string): Promise<void> {
-  const packDir = join(dir, 'objects', 'pack');
-  for (const f of await readdir(packDir)) {
-    await new Promise<void>((resolve, reject) => {
-      const s = createReadStream(join(packDir, f), { highWaterMark: 4 * MIB });
-      s.on('data', () => undefined);
-      s.once('end', resolve);
-      s.once('error', reject);
-    });
-  }
-}
-
 class Bench {
   readonly failures = new FailureLog();
   private stack: BenchStack | undefined;
@@ -112,13 +48,12 @@ class Bench {
   private readonly runDir: string;
   private readonly profileDir: string;
   private readonly stackEnv: Record<string, string>;
-  private smallHead = '';
 
   constructor(private readonly opts: BenchOptions) {
     this.runDir = join(DATA, `run-${opts.mode}`);
     this.profileDir = join(DATA, `profiles-${opts.mode}`);
     // One benchmark user opens up to max(concurrency, idle tunnels) tunnels at once: lift the
-    // bridge's per-user cap (default 50) so the workload, not a policy, is measured. The mock
+    // bridge's per-user cap (off by default; kept off explicitly) so the workload, not a policy, is measured. The mock
     // Gitalys also serve the bidi SSHUploadPack (beside the sidechannel) for the stream contenders.
     // No Geo secondary: its replication of every benchmark push would load the machine meanwhile.
     // The router's startups cap is the private sshd's (`MaxStartups 1000`), whatever its default.
@@ -128,6 +63,7 @@ class Bench {
       STACK_GEO: 'off',
       ROUTER_MAX_STARTUPS: '1000',
     };
+    if (opts.cellProtocol) this.stackEnv.ROUTER_CELL_PROTOCOL = opts.cellProtocol;
     if (opts.profile) {
       this.stackEnv.NODE_OPTIONS = `--import=${pathToFileURL(join(ROOT, 'dist', 'bench', 'cpu-profiler.js')).href}`;
       this.stackEnv.BENCH_PROFILE_DIR = this.profileDir;
@@ -166,7 +102,8 @@ class Bench {
     await rm(this.runDir, { recursive: true, force: true });
   }
 
-  async run(): Promise<BenchResults> {
+  /** The run's repositories, generated once (cached) and placed where the stack and sshd serve them. */
+  private async placeRepos() {
     const o = this.opts;
     const cache = join(DATA, 'repos');
     log(`mode ${o.mode}; repositories cached in ${cache}`);
@@ -175,41 +112,35 @@ class Bench {
     const slow = o.slowRepo === o.largeRepo ? large : await ensureRepo(cache, o.slowRepo, { log });
     const pushSource = await ensureRepo(cache, o.pushObjects, { base: small, branch: 'bench-push', log });
     const history = await ensureRepo(cache, o.historyRepo, { log });
-    this.smallHead = small.head;
 
     await this.removeRunDir();
     await mkdir(this.runDir, { recursive: true });
-    const largeDir = projectDir(this.runDir, PROJECTS.large.path, PROJECTS.large.cell);
-    const smallDir = projectDir(this.runDir, PROJECTS.small.path, PROJECTS.small.cell);
-    const slowDir = projectDir(this.runDir, PROJECTS.slow.path, PROJECTS.slow.cell);
-    const historyDir = projectDir(this.runDir, PROJECTS.history.path, PROJECTS.history.cell);
-    await placeRepo(large, largeDir);
-    await placeRepo(small, smallDir);
-    await placeRepo(slow, slowDir);
-    await placeRepo(history, historyDir);
-    for (const d of [largeDir, slowDir, historyDir]) await warmPageCache(d);
-
-    const home = join(this.runDir, 'home');
-    const scratch = join(this.runDir, 'scratch');
-    await mkdir(home, { recursive: true });
-    await mkdir(scratch, { recursive: true });
-    const baseEnv: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: home,
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_TERMINAL_PROMPT: '0',
-      LANG: 'C',
+    const dir = (p: { path: string; cell: string }) => projectDir(this.runDir, p.path, p.cell);
+    const dirs = {
+      large: dir(PROJECTS.large),
+      small: dir(PROJECTS.small),
+      slow: dir(PROJECTS.slow),
+      history: dir(PROJECTS.history),
     };
+    await placeRepo(large, dirs.large);
+    await placeRepo(small, dirs.small);
+    await placeRepo(slow, dirs.slow);
+    await placeRepo(history, dirs.history);
+    for (const d of [dirs.large, dirs.slow, dirs.history]) await warmPageCache(d);
+    return { large, small, slow, pushSource, history, dirs };
+  }
 
+  /** OpenSSH, the stack (with the stream-mode bridge) and the gRPC floor; each may fail on its own. */
+  private async startServers(dirs: { large: string; small: string; history: string }) {
     const sshdStart = await this.failures.attempt('starting the OpenSSH server', async () => {
       this.sshd = await startOpenSsh(join(this.runDir, 'sshd'), {
-        [PROJECTS.large.path]: largeDir,
-        [PROJECTS.small.path]: smallDir,
-        [PROJECTS.history.path]: historyDir,
+        [PROJECTS.large.path]: dirs.large,
+        [PROJECTS.small.path]: dirs.small,
+        [PROJECTS.history.path]: dirs.history,
       });
       log(`OpenSSH server on 127.0.0.1:${this.sshd.port} (pid ${this.sshd.pid})`);
     });
-    if (o.profile) {
+    if (this.opts.profile) {
       await rm(this.profileDir, { recursive: true, force: true });
       await mkdir(this.profileDir, { recursive: true });
     }
@@ -221,13 +152,32 @@ class Bench {
     const floorStart = await this.failures.attempt('starting the gRPC floor server', async () => {
       this.floor = await startGrpcFloor();
     });
+    return { sshdStart, stackStart, floorStart };
+  }
+
+  async run(): Promise<BenchResults> {
+    const o = this.opts;
+    const { large, small, slow, pushSource, history, dirs } = await this.placeRepos();
+    const home = join(this.runDir, 'home');
+    const scratch = join(this.runDir, 'scratch');
+    await mkdir(home, { recursive: true });
+    await mkdir(scratch, { recursive: true });
+    const baseEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: home,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_TERMINAL_PROMPT: '0',
+      LANG: 'C',
+    };
+    const { sshdStart, stackStart, floorStart } = await this.startServers(dirs);
 
     const repoOf: Record<RepoRole, ServedRepo> = {
-      large: { role: 'large', project: PROJECTS.large.path, dir: largeDir, repo: large },
-      small: { role: 'small', project: PROJECTS.small.path, dir: smallDir, repo: small },
-      history: { role: 'history', project: PROJECTS.history.path, dir: historyDir, repo: history },
+      large: { role: 'large', project: PROJECTS.large.path, dir: dirs.large, repo: large },
+      small: { role: 'small', project: PROJECTS.small.path, dir: dirs.small, repo: small },
+      history: { role: 'history', project: PROJECTS.history.path, dir: dirs.history, repo: history },
     };
-    const contenders = this.gitContenders(baseEnv, repoOf, sshdStart, stackStart);
+    const servers = { sshd: this.sshd, stack: this.stack };
+    const contenders = gitContenders(baseEnv, repoOf, servers, sshdStart, stackStart);
     const ctx: GitWorkloadContext = {
       contenders,
       repos: repoOf,
@@ -236,8 +186,8 @@ class Bench {
       failures: this.failures,
       log,
     };
-    await this.warmUp(ctx);
-    const ssh = await this.sshAlgorithms();
+    await warmUp(ctx);
+    const ssh = await sshAlgorithms(servers, this.failures);
     if (o.profile && this.stack) {
       // Start the services' profilers now that start-up and warm-up are over (see cpu-profiler.ts);
       // only the services that preload it (SIGUSR2 would end any other, e.g. the Topology Service).
@@ -245,6 +195,36 @@ class Bench {
         if (PROFILED.test(name)) process.kill(pid, 'SIGUSR2');
     }
 
+    const results = this.emptyResults({ large, small, slow, pushSource, history }, ssh);
+    const stackMissing = stackStart.ok ? undefined : `the stack is not running: ${stackStart.error}`;
+    const state: RunState = { o, stack: this.stack, stackMissing, failures: this.failures, results };
+    await stackWorkloads(state, slow);
+    if (this.wants('throughput')) {
+      results.throughput = await benchThroughput(
+        o,
+        {
+          stack: this.stack,
+          streamBridge: this.streamBridge,
+          streamBridgeStart: this.streamBridgeStart,
+          floor: this.floor,
+          floorStart,
+        },
+        { large, smallHead: small.head },
+        stackMissing ?? '',
+        this.failures,
+      );
+    }
+    await gitWorkloads(state, ctx, { large, history, small, pushSource, smallDir: dirs.small });
+    results.run.loadAverage.end = loadOneMinute();
+    return results;
+  }
+
+  /** The results before any workload ran: the run, the machine, the settings and the repositories. */
+  private emptyResults(
+    repos: Record<'large' | 'small' | 'slow' | 'pushSource' | 'history', GeneratedRepo>,
+    ssh: BenchResults['settings']['ssh'],
+  ): BenchResults {
+    const o = this.opts;
     const results: BenchResults = {
       mode: o.mode,
       run: runInfo(),
@@ -261,170 +241,19 @@ class Bench {
         ssh,
       },
       repos: {
-        large: facts(large),
-        small: facts(small),
-        slow: facts(slow),
-        push: facts(pushSource),
-        history: { ...facts(history), commits: (o.historyRepo.history?.commits ?? 0) + 1 },
+        large: facts(repos.large),
+        small: facts(repos.small),
+        slow: facts(repos.slow),
+        push: facts(repos.pushSource),
+        history: { ...facts(repos.history), commits: (o.historyRepo.history?.commits ?? 0) + 1 },
       },
       failures: this.failures.failures,
       ratios: [],
       targets: [],
-      notes: this.notes(slow),
+      notes: benchNotes(o, this.stackEnv, repos.slow),
     };
-    results.repos.push = { ...facts(pushSource), files: o.pushObjects.files };
-
-    const stackMissing = stackStart.ok ? undefined : `the stack is not running: ${stackStart.error}`;
-    if (this.wants('memory')) {
-      results.idleMemory = await this.failures.attempt('idle memory and idle tunnels', async () => {
-        if (!this.stack) throw new Error(stackMissing);
-        log(`memory: idle RSS, then ${o.idleTunnels} idle tunnels`);
-        return idleMemory(this.stack, PROJECTS.large.path, o.idleTunnels, log);
-      });
-    }
-    if (this.wants('slow-reader')) {
-      const target: SlowReaderTarget = {
-        project: PROJECTS.slow.path,
-        cell: PROJECTS.slow.cell,
-        username: PROJECTS.slow.username,
-        head: slow.head,
-        packBytes: slow.packBytes,
-      };
-      const timeout = Math.max(o.opTimeoutMs, (4 * slow.packBytes * 1000) / o.slowReadRate);
-      log(
-        `slow reader: ${(slow.packBytes / MIB).toFixed(0)} MiB at ${o.slowReadRate / MIB} MiB/s, bridge then router`,
-      );
-      results.slowReader = {
-        bridge: await this.failures.attempt('slow reader straight from the bridge', async () => {
-          if (!this.stack) throw new Error(stackMissing);
-          return slowReadBridge(this.stack, target, o.slowReadRate, timeout);
-        }),
-        router: await this.failures.attempt('slow reader through the router', async () => {
-          if (!this.stack) throw new Error(stackMissing);
-          return slowReadRouter(this.stack, target, o.slowReadRate, timeout);
-        }),
-      };
-    }
-    if (this.wants('throughput'))
-      results.throughput = await this.throughput(large, stackMissing ?? '', floorStart);
-    if (this.wants('large-clone')) {
-      log(`large clone: ${o.largeCloneRuns} round(s), ${(large.packBytes / MIB).toFixed(0)} MiB pack`);
-      results.largeClone = await repeatedClones(ctx, o.largeCloneRuns, 'large');
-    }
-    if (this.wants('history-clone')) {
-      log(
-        `history clone: ${o.largeCloneRuns} round(s), ${(history.packBytes / MIB).toFixed(0)} MiB pack of ${o.historyRepo.history?.commits} commits`,
-      );
-      results.historyClone = await repeatedClones(ctx, o.largeCloneRuns, 'history');
-    }
-    if (this.wants('small-clone')) {
-      log(`small clones: ${o.sequentialClones} sequential per contender`);
-      results.smallClone = await sequentialClones(ctx, o.sequentialClones);
-    }
-    if (this.wants('concurrency')) {
-      results.concurrency = [];
-      for (const level of o.concurrency) {
-        log(`concurrency: ${level} clones at once`);
-        results.concurrency.push({ level, results: await concurrentClones(ctx, level) });
-      }
-    }
-    if (this.wants('push')) {
-      log(`push: ${((o.pushObjects.files * o.pushObjects.fileBytes) / MIB).toFixed(0)} MiB of new objects`);
-      results.push = await pushes(
-        ctx,
-        {
-          source: pushSource,
-          base: small,
-          targetDir: smallDir,
-          url: (c) => c.url('small'),
-        },
-        o.pushRuns,
-      );
-    }
-    results.run.loadAverage.end = loadOneMinute();
+    results.repos.push = { ...facts(repos.pushSource), files: o.pushObjects.files };
     return results;
-  }
-
-  private gitContenders(
-    baseEnv: NodeJS.ProcessEnv,
-    repos: Record<RepoRole, ServedRepo>,
-    sshdStart: Outcome<void>,
-    stackStart: Outcome<void>,
-  ): GitContender[] {
-    const sshd = this.sshd;
-    const stack = this.stack;
-    const direct: GitContender = {
-      id: 'direct',
-      url: (role) => `file://${repos[role].dir}`,
-      env: baseEnv,
-      server: () => ({ cpu: {}, reapers: [] }),
-    };
-    const openssh: GitContender = sshd
-      ? {
-          id: 'openssh',
-          url: (role) => sshd.url(repos[role].project),
-          env: { ...baseEnv, GIT_SSH_COMMAND: sshd.sshCommand },
-          server: () => ({ cpu: sshd.serverCpu, reapers: [sshd.pid] }),
-        }
-      : unavailableContender('openssh', okValue(sshdStart) ?? errorOf(sshdStart));
-    let cells: GitContender;
-    if (stack) {
-      const user = stack.json.users.find((u) => u.username === CELLS_USER);
-      cells = user
-        ? {
-            id: 'cells',
-            url: (role) => stack.url(repos[role].project),
-            env: { ...baseEnv, GIT_SSH_COMMAND: sshCommandLine(user.privateKey, stack.json.knownHosts) },
-            server: (role) =>
-              cellsSide(stack, role === 'history' ? PROJECTS.history.cell : PROJECTS.large.cell),
-          }
-        : unavailableContender('cells', `stack.json has no user ${CELLS_USER}`);
-    } else {
-      cells = unavailableContender('cells', errorOf(stackStart));
-    }
-    return [direct, openssh, cells];
-  }
-
-  /** One small clone per contender before anything is timed; a contender that fails it is out of the run. */
-  private async warmUp(ctx: GitWorkloadContext): Promise<void> {
-    for (const c of ctx.contenders) {
-      if (c.unavailable) continue;
-      const dest = join(ctx.scratch, `warmup-${c.id}`);
-      const r = await run('git', ['clone', '-q', '--bare', c.url('small'), dest], {
-        env: c.env,
-        timeoutMs: 60_000,
-      });
-      await rm(dest, { recursive: true, force: true });
-      if (r.code !== 0) {
-        c.unavailable = `warm-up clone failed: ${describeFailure(r)}`;
-        this.failures.record(`warm-up, ${CONTENDER_LABELS[c.id]}`, c.unavailable);
-      }
-    }
-  }
-
-  /** What each SSH contender negotiates with the same client (key exchange costs differ a lot). */
-  private async sshAlgorithms(): Promise<Partial<Record<'openssh' | 'cells', SshAlgorithms>>> {
-    const out: Partial<Record<'openssh' | 'cells', SshAlgorithms>> = {};
-    const command = `git-upload-pack '${PROJECTS.small.path}.git'`;
-    if (this.sshd) {
-      const sshd = this.sshd;
-      out.openssh = await negotiatedAlgorithms(sshd.sshCommand, sshd.port, sshd.user, command).catch(
-        (err: unknown) => {
-          this.failures.record('ssh -v against OpenSSH', err);
-          return undefined;
-        },
-      );
-    }
-    const stack = this.stack;
-    const user = stack?.json.users.find((u) => u.username === CELLS_USER);
-    if (stack && user) {
-      const line = sshCommandLine(user.privateKey, stack.json.knownHosts);
-      out.cells = await negotiatedAlgorithms(line, stack.sshPort, 'git', command).catch((err: unknown) => {
-        this.failures.record('ssh -v against the router', err);
-        return undefined;
-      });
-    }
-    return out;
   }
 
   /** The stream-mode bridge beside the stack's (the stream contenders fail with its error when it cannot start). */
@@ -437,94 +266,6 @@ class Bench {
       });
       log(`stream-mode bridge on ${this.streamBridge.url} (pid ${this.streamBridge.pid})`);
     });
-  }
-
-  private async throughput(
-    large: GeneratedRepo,
-    stackMissing: string,
-    floorStart: Outcome<void>,
-  ): Promise<Partial<Record<ThroughputId, Outcome<ThroughputResult>>>> {
-    const stack = this.stack;
-    const direct = {
-      sidechannel: stack ? this.gitalyDirect(stack, 'sidechannel') : undefined,
-      stream: stack ? this.gitalyDirect(stack, 'stream') : undefined,
-    };
-    try {
-      return await runThroughput(
-        {
-          stack,
-          bridges: {
-            sidechannel: stack && {
-              url: stack.bridgeUrl(PROJECTS.large.cell),
-              pid: stack.pid(`bridge-${PROJECTS.large.cell}`),
-            },
-            stream: this.streamBridge,
-          },
-          direct,
-          floor: this.floor,
-          why: {
-            stack: stackMissing,
-            streamBridge: errorOf(this.streamBridgeStart),
-            floor: errorOf(floorStart),
-          },
-        },
-        {
-          big: { project: PROJECTS.large.path, head: large.head, packBytes: large.packBytes },
-          small: { project: PROJECTS.small.path, head: this.smallHead, packBytes: 0 },
-          rounds: this.opts.throughputRuns,
-          timeoutMs: this.opts.opTimeoutMs,
-          failures: this.failures,
-          log,
-        },
-      );
-    } finally {
-      direct.sidechannel?.close();
-      direct.stream?.close();
-    }
-  }
-
-  /** The bridge's Gitaly client for the cell of the large and small repositories, without the bridge. */
-  private gitalyDirect(stack: BenchStack, mode: UploadPackMode): GitalyDirect | undefined {
-    const cell = stack.json.cells.find((c) => c.name === PROJECTS.large.cell);
-    if (!cell) return undefined;
-    return new GitalyDirect(
-      {
-        address: `tcp://${cell.gitaly}`,
-        token: readSecretFile(stack.json.secrets.gitaly, 'Gitaly token'),
-        storage: 'default',
-        repository: (path) => {
-          const project = demoWorld().projects.find((p) => `${p.namespace}/${p.path}` === path);
-          if (!project) throw new Error(`no demo project ${path}`);
-          return { relativePath: hashedRepoPath(project.id), glRepository: `project-${project.id}` };
-        },
-      },
-      mode,
-    );
-  }
-
-  private notes(slow: GeneratedRepo): string[] {
-    const o = this.opts;
-    const notes = [
-      'Clones are `git clone --bare` (no checkout), so the transport and index-pack are timed, not writing files.',
-      'All git contenders serve the very same bare repositories (the stack’s storage folders); the private sshd runs a forced-command wrapper (`git upload-pack`/`receive-pack`), with `AcceptEnv GIT_PROTOCOL`, `MaxStartups 1000` and `SetEnv SHLVL=1` (so bash does not source the benchmark account’s `~/.bashrc`, which a dedicated git account would not have).',
-      `The stack ran with ${Object.entries(this.stackEnv)
-        .map(([k, v]) => `\`${k}=${v}\``)
-        .join(
-          ', ',
-        )}: one benchmark user holds up to ${Math.max(...o.concurrency, o.idleTunnels)} tunnels at once.`,
-      `The router and the bridges run as the stack starts them, with \`node ${TUNNEL_SERVICE_NODE_FLAGS.join(' ')}\` (stack/node-flags.ts: V8’s young generation capped; README “Performance”, Memory).`,
-      'Cells-path pushes run Gitaly-style hooks (pre-receive → Rails `/allowed`, post-receive); direct and OpenSSH pushes have no hooks.',
-      'The bridge talks to Gitaly as current Gitaly requires: upload-pack over `SSHUploadPackWithSidechannel` on the yamux backchannel. The stream-mode rows use the bidi `SSHUploadPack` (Gitaly < 17.8): the mock Gitalys run with `legacyUploadPack` (they keep serving the sidechannel too), and a second bridge process with `gitalyUploadPack: "stream"` runs beside the stack’s, with the same cell config, in front of the same Rails and Gitaly.',
-      'CPU by process: each service’s own time (utime+stime of /proc/<pid>/stat); git under mock Gitaly is the time of the children it reaped (cutime+cstime); git under sshd is what the forced command’s shell reports for its git child (`times`), and sshd (own) is the rest of sshd’s process tree (listener, connection processes, the shell).',
-    ];
-    if (slow.packBytes < 1024 * MIB) {
-      notes.push(
-        `The slow-reader repository is ${(slow.packBytes / MIB).toFixed(0)} MiB, smaller than the 1 GiB of the full benchmark.`,
-      );
-    }
-    if (o.mode === 'quick')
-      notes.push('Quick mode: a smoke test with small counts; its figures are not measurements.');
-    return notes;
   }
 
   async profiles(pids: Record<string, number>): Promise<string | undefined> {
@@ -549,56 +290,6 @@ class Bench {
     const extra = this.streamBridge ? { [STREAM_BRIDGE]: this.streamBridge.pid } : {};
     return { ...(this.stack?.json.pids ?? {}), ...extra };
   }
-}
-
-/** A git contender that could not be started: every workload then fails with `why`. */
-function unavailableContender(id: GitContenderId, why: string): GitContender {
-  return { id, unavailable: why, url: () => '', env: {}, server: () => ({ cpu: {}, reapers: [] }) };
-}
-
-/** The cells path's server side of a cell by process; git's processes (reaped by mock Gitaly) apart. */
-function cellsSide(stack: BenchStack, cell: string): ServerSide {
-  const gitaly = stack.pid(`gitaly-${cell}`);
-  const cpu: Record<string, CpuCounter> = {
-    router: ownCpu(stack.pid('router')),
-    bridge: ownCpu(stack.pid(`bridge-${cell}`)),
-    gitaly: ownCpu(gitaly),
-    'gitaly-git': reapedChildrenCpu(gitaly),
-    rails: ownCpu(stack.pid('mock-cell')),
-  };
-  return { cpu, reapers: [gitaly] };
-}
-
-function errorOf(o: Outcome<unknown>): string {
-  return o.ok ? 'unknown error' : o.error;
-}
-
-/**
- * Full runs of every workload write `latest.*` and a dated copy; quick runs `quick-latest.*` and
- * partial runs (`--only`) `partial-latest.*` (both ignored by git), so neither replaces the last full result.
- */
-async function writeResults(
-  results: BenchResults,
-  complete: boolean,
-  markdown: string,
-  profile: string | undefined,
-): Promise<string[]> {
-  await mkdir(RESULTS, { recursive: true });
-  const json = `${JSON.stringify({ ...results, profile }, null, 2)}\n`;
-  const md = `${markdown}${profile ? `\n**CPU profiles** (\`--profile\`)\n\n${profile}` : ''}`;
-  const names =
-    results.mode === 'quick'
-      ? ['quick-latest']
-      : complete
-        ? ['latest', `${results.run.date.slice(0, 10)}-${results.run.commit.slice(0, 8)}`]
-        : ['partial-latest'];
-  const written: string[] = [];
-  for (const name of names) {
-    await writeFile(join(RESULTS, `${name}.json`), json);
-    await writeFile(join(RESULTS, `${name}.md`), md);
-    written.push(join(RESULTS, `${name}.{json,md}`));
-  }
-  return written;
 }
 
 async function main(): Promise<number> {

@@ -24,6 +24,14 @@ describe('parseArgs', () => {
     expect([...parseArgs(['--only=throughput']).only]).toEqual(['throughput']);
   });
 
+  it('takes the router leg to the cells, http1 or h2c (unset: the router default)', () => {
+    expect(parseArgs([]).cellProtocol).toBeUndefined();
+    expect(parseArgs(['--cell-protocol', 'h2c']).cellProtocol).toBe('h2c');
+    expect(() => parseArgs(['--cell-protocol', 'h2'])).toThrow(/http1 or h2c/);
+    expect(parseArgs(['--quick', '--large-clone-runs', '4']).largeCloneRuns).toBe(4);
+    expect(() => parseArgs(['--large-clone-runs', '0'])).toThrow(/positive integer/);
+  });
+
   it('refuses unknown arguments and workloads', () => {
     expect(() => parseArgs(['--fast'])).toThrow(UsageError);
     expect(() => parseArgs(['--only', 'clone'])).toThrow(/unknown workload/);

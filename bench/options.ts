@@ -25,6 +25,8 @@ export interface BenchOptions {
   slowReadRate: number;
   /** Upper bound of any single git operation. */
   opTimeoutMs: number;
+  /** The router's leg to the cells (`ROUTER_CELL_PROTOCOL`); undefined = the router's default (`http1`). */
+  cellProtocol: 'http1' | 'h2c' | undefined;
 }
 
 export const WORKLOADS = [
@@ -81,12 +83,18 @@ export const USAGE = `usage: npm run bench -- [--quick] [--profile] [--only ${WO
 
   --quick     small counts, a ~20 MiB repository and a short history (CI smoke test, under two minutes)
   --profile   run the stack's services with --cpu-prof and print where their CPU time goes
-  --only      comma-separated subset of the workloads`;
+  --only      comma-separated subset of the workloads
+  --large-clone-runs N
+              rounds of the large and history clones (default: 1 quick, 5 full)
+  --cell-protocol http1|h2c
+              the router's tunnel leg to the cells (default: the router's, http1)`;
 
 export function parseArgs(argv: readonly string[]): BenchOptions {
   let quick = false;
   let profile = false;
   let only: Set<WorkloadId> = new Set(WORKLOADS);
+  let cellProtocol: BenchOptions['cellProtocol'];
+  let largeCloneRuns: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') quick = true;
@@ -98,6 +106,14 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       const unknown = ids.filter((id) => !(WORKLOADS as readonly string[]).includes(id));
       if (unknown.length > 0) throw new UsageError(`unknown workload(s): ${unknown.join(', ')}`);
       only = new Set(ids as WorkloadId[]);
+    } else if (arg === '--cell-protocol') {
+      const value = argv[++i];
+      if (value !== 'http1' && value !== 'h2c') throw new UsageError('--cell-protocol is http1 or h2c');
+      cellProtocol = value;
+    } else if (arg === '--large-clone-runs') {
+      largeCloneRuns = Number(argv[++i]);
+      if (!Number.isInteger(largeCloneRuns) || largeCloneRuns < 1)
+        throw new UsageError('--large-clone-runs needs a positive integer');
     } else if (arg === '--help' || arg === '-h') throw new UsageError('');
     else throw new UsageError(`unknown argument ${arg}`);
   }
@@ -112,7 +128,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       slowRepo: large,
       pushObjects: binaryRepo('push', 8),
       historyRepo: historyRepo(300, 60),
-      largeCloneRuns: 1,
+      largeCloneRuns: largeCloneRuns ?? 1,
       sequentialClones: 20,
       concurrency: [5, 10],
       pushRuns: 1,
@@ -120,6 +136,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       throughputRuns: 1,
       slowReadRate: 16 * MIB,
       opTimeoutMs: 60_000,
+      cellProtocol,
     };
   }
   return {
@@ -131,7 +148,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     slowRepo: binaryRepo('huge', 1024),
     pushObjects: binaryRepo('push', 100),
     historyRepo: historyRepo(12_000, 1000),
-    largeCloneRuns: 5,
+    largeCloneRuns: largeCloneRuns ?? 5,
     sequentialClones: 200,
     concurrency: [50, 500],
     pushRuns: 3,
@@ -139,5 +156,6 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     throughputRuns: 5,
     slowReadRate: 64 * MIB,
     opTimeoutMs: 15 * 60_000,
+    cellProtocol,
   };
 }

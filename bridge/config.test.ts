@@ -16,6 +16,9 @@ describe('loadBridgeConfig', () => {
     expect(c.metricsListen).toBeUndefined();
     expect(c.responseKeepaliveMs).toBe(5000);
     expect(c.gitalyKeepaliveMs).toBeGreaterThanOrEqual(20_000);
+    // No per-user cap unless asked for: GitLab has none.
+    expect(c.maxTunnelsPerUser).toBe(0);
+    expect(loadBridgeConfig(base, { BRIDGE_MAX_TUNNELS_PER_USER: '50' }).maxTunnelsPerUser).toBe(50);
     expect(Object.isFrozen(c)).toBe(true);
   });
 

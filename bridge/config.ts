@@ -114,7 +114,8 @@ const schema: Schema<BridgeConfig> = {
   gitalyYamuxWindowBytes: { validate: int(256 * 1024, MAX_WINDOW), default: 2 * MIB },
   gitalyCaFile: { validate: optionalStr, default: undefined },
   maxTunnels: { validate: int(0), default: 1000 },
-  maxTunnelsPerUser: { validate: int(0), default: 50 },
+  // GitLab has no per-user cap on git operations in flight (a CI fleet on one deploy key would hit it).
+  maxTunnelsPerUser: { validate: int(0), default: 0 },
   tunnelIdleTimeoutMs: { validate: int(0), default: 600_000 },
   tunnelMaxDurationMs: { validate: int(0), default: 6 * 3600_000 },
   maxReceivePackBytes: { validate: int(0), default: 0 },

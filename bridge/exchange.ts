@@ -212,6 +212,9 @@ export class Exchange {
   /** Ends the response; if the request body is still open, the exchange is closed after it. */
   end(chunks: Buffer[] = []): void {
     if (this.gone || this.res.writableEnded) return;
+    // A `Connection: close` client (gitlab-shell, the router) still sending its body: Node would
+    // destroy the socket once the FIN is out, a reset that can take the response's end with it.
+    if (this.protocol === 'h1' && !this.req.complete) lingerInsteadOfDestroySoon(this.req.socket);
     if (this.ownChunks) {
       this.writeAll(chunks);
       this.res.end(LAST_CHUNK);

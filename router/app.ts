@@ -15,7 +15,7 @@ import { createMetrics, createMetricsRegistry, type RouterMetrics } from './metr
 import { Classifier } from './routing/classifier.js';
 import { loadTrustedCas } from './ssh/cert-auth.js';
 import { loadHostKeys } from './ssh/host-key.js';
-import { SshFront } from './ssh/server.js';
+import { SshFront, type SshFrontOptions } from './ssh/server.js';
 import { StartupGate } from './ssh/startups.js';
 import { keyCellResolver, TopologyLearner } from './topology/learner.js';
 import { TopologyResolver } from './topology/resolver.js';
@@ -50,27 +50,12 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
   for (const file of hostKeys.created) log.info({ file }, 'generated a new SSH host key');
 
   const metrics = createMetrics();
-  const cells = new CellDirectory(config.cells, config.region, deps.tls);
+  const cells = new CellDirectory(config.cells, config.region, deps.tls, Math.random, config.cellProtocol);
   const rules = await loadRules(config, cells, log);
   const routing = buildRouting(config, cells, key, metrics, log);
   const primaries = new PrimaryClients();
   const ssh = new SshFront(
-    {
-      hostKeys: hostKeys.keys,
-      loginGraceMs: config.loginGraceMs,
-      keepaliveIntervalMs: config.keepaliveIntervalMs,
-      keepaliveCountMax: config.keepaliveCountMax,
-      maxSessions: config.maxSessions,
-      trustedCas: loadTrustedCas(config.trustedUserCaKeys),
-      gate: new StartupGate(config.maxStartups, config.perSourceMaxStartups),
-      proxy: config.proxyProtocol
-        ? {
-            policy: config.proxyPolicy,
-            allowed: config.proxyAllowed,
-            headerTimeoutMs: config.proxyHeaderTimeoutMs,
-          }
-        : undefined,
-    },
+    sshFrontOptions(config, hostKeys.keys),
     {
       api: routing.api,
       classifier: routing.classifier,
@@ -91,10 +76,49 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
     notFoundDelayMs: config.notFoundDelayMs,
     topology: routing.rest,
   });
+  const release = async () => {
+    routing.topology?.close();
+    await Promise.all([cells.close(), primaries.close()]);
+  };
+  return serveRouter(config, metrics, { ssh, httpFront, release });
+}
+
+/** The SSH front's settings (gitlab-sshd's) from the router's config. */
+function sshFrontOptions(
+  config: Readonly<RouterConfig>,
+  hostKeys: SshFrontOptions['hostKeys'],
+): SshFrontOptions {
+  return {
+    hostKeys,
+    loginGraceMs: config.loginGraceMs,
+    keepaliveIntervalMs: config.keepaliveIntervalMs,
+    keepaliveCountMax: config.keepaliveCountMax,
+    maxSessions: config.maxSessions,
+    trustedCas: loadTrustedCas(config.trustedUserCaKeys),
+    gate: new StartupGate(config.maxStartups, config.perSourceMaxStartups),
+    proxy: config.proxyProtocol
+      ? {
+          policy: config.proxyPolicy,
+          allowed: config.proxyAllowed,
+          headerTimeoutMs: config.proxyHeaderTimeoutMs,
+        }
+      : undefined,
+  };
+}
+
+interface Fronts {
+  ssh: SshFront;
+  httpFront: http.Server;
+  /** Closes what the fronts used (the cells' and primaries' clients, the Topology Service's). */
+  release(): Promise<void>;
+}
+
+/** `listen()` and a graceful `close()` over the built fronts, with the metrics endpoint and readiness. */
+function serveRouter(config: Readonly<RouterConfig>, metrics: RouterMetrics, fronts: Fronts): Router {
+  const { ssh, httpFront } = fronts;
   /** gitlab-sshd's readiness: serving once every listener is bound, not once shutdown began. */
   const status = { ready: false };
   const metricsServer = config.metricsListen ? createMetricsServer(metrics, status) : undefined;
-
   let closing: Promise<void> | undefined;
   const close = async () => {
     status.ready = false;
@@ -106,10 +130,8 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       metricsServer.closeAllConnections();
       await closeHttp(metricsServer);
     }
-    routing.topology?.close();
-    await Promise.all([cells.close(), primaries.close()]);
+    await fronts.release();
   };
-
   return {
     metrics,
     async listen() {

@@ -1,6 +1,6 @@
 /** @file The router's config validators: listen addresses, lists, CIDRs, the 404 delay and the cells. */
 import { isIP } from 'node:net';
-import { ConfigError, hostPort, httpUrl, int, str, type Validator } from '../lib/config.js';
+import { ConfigError, hostPort, httpUrl, int, oneOf, str, type Validator } from '../lib/config.js';
 import type { CellConfig, Listen } from './config.js';
 
 function isListen(v: unknown): v is Listen {
@@ -76,7 +76,17 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** `cells`: a JSON array (or a JSON string of one, from the environment) of `{id, name, legacy, region, url}`. */
+/** How `http://` cells are spoken to: `http1` (as gitlab-shell) or `h2c`. */
+export const cellProtocol = oneOf('http1', 'h2c');
+
+/** A cell's own `protocol`; unset = the router's `cellProtocol`. */
+const optionalCellProtocol: Validator<'http1' | 'h2c' | undefined> = (v, name) =>
+  v === undefined ? undefined : cellProtocol(v, name);
+
+/**
+ * `cells`: a JSON array (or a JSON string of one, from the environment) of
+ * `{id, name, legacy, region, url, protocol?}`.
+ */
 export const cellsValidator: Validator<CellConfig[]> = (v, name) => {
   let raw = v;
   if (typeof raw === 'string') {
@@ -91,11 +101,11 @@ export const cellsValidator: Validator<CellConfig[]> = (v, name) => {
   const cells = raw.map((item: unknown, i): CellConfig => {
     const where = `${name}[${i}]`;
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-      throw new ConfigError(`${where} must be an object {id, name, legacy, region, url}`);
+      throw new ConfigError(`${where} must be an object {id, name, legacy, region, url, protocol?}`);
     }
     const obj = item as Record<string, unknown>;
     for (const key of Object.keys(obj)) {
-      if (!['id', 'name', 'legacy', 'region', 'url'].includes(key)) {
+      if (!['id', 'name', 'legacy', 'region', 'url', 'protocol'].includes(key)) {
         throw new ConfigError(`${where} has an unknown key "${key}"`);
       }
     }
@@ -107,6 +117,7 @@ export const cellsValidator: Validator<CellConfig[]> = (v, name) => {
       legacy,
       region: field(obj, 'region', where, str),
       url: field(obj, 'url', where, httpUrl),
+      protocol: field(obj, 'protocol', where, optionalCellProtocol),
     };
   });
   const legacyCount = cells.filter((c) => c.legacy).length;

@@ -43,7 +43,17 @@ describe('router config', () => {
       region: 'eu',
       url: 'https://cell-eu0.example.com/prefix',
     });
+    expect(config.cellProtocol).toBe('http1');
     expect(Object.isFrozen(config.cells[0])).toBe(true);
+  });
+
+  it('reads a cell protocol: http1 or h2c, else the router-wide cellProtocol (http1, as gitlab-shell)', () => {
+    const config = load({ ...minimal, cells: [{ ...cells[0], protocol: 'h2c' }, cells[1]] });
+    expect(config.cells.map((c) => c.protocol)).toEqual(['h2c', undefined]);
+    expect(load(minimal, { ROUTER_CELL_PROTOCOL: 'h2c' }).cellProtocol).toBe('h2c');
+    expect(() => load(minimal, { ROUTER_CELL_PROTOCOL: 'h3' })).toThrow(
+      'cellProtocol (ROUTER_CELL_PROTOCOL) must be one of http1, h2c',
+    );
   });
 
   it('takes ROUTER_* environment overrides, cells as JSON', () => {
@@ -90,6 +100,10 @@ describe('router config', () => {
     [{ ...minimal, cells: [cells[0], { ...cells[1], name: 'cell_us0' }] }, 'cell name "cell_us0" twice'],
     [{ ...minimal, cells: [cells[0], { ...cells[1], url: 'ftp://x' }] }, 'cells (ROUTER_CELLS)[1].url'],
     [{ ...minimal, cells: [cells[0], { ...cells[1], zone: 'x' }] }, 'unknown key "zone"'],
+    [
+      { ...minimal, cells: [cells[0], { ...cells[1], protocol: 'h2' }] },
+      '(ROUTER_CELLS)[1].protocol must be one of http1, h2c',
+    ],
     [{ ...minimal, cells: [] }, 'non-empty array of cells'],
     [{ ...minimal, region: 'ap' }, 'region (ROUTER_REGION) "ap" has no cell'],
     [{ ...minimal, sshListen: 'nope' }, 'sshListen (ROUTER_SSH_LISTEN) must look like host:port'],

@@ -12,6 +12,7 @@ import {
   str,
 } from '../lib/config.js';
 import {
+  cellProtocol,
   cellsValidator,
   cidrList,
   fileList,
@@ -31,6 +32,12 @@ export interface CellConfig {
   legacy: boolean;
   region: string;
   url: string;
+  /**
+   * How an `http://` URL is spoken to: `http1` (HTTP/1.1, one connection per request, as
+   * gitlab-shell) or `h2c` (cleartext HTTP/2, prior knowledge). Unset = the router's `cellProtocol`.
+   * `https://` ignores it (ALPN decides).
+   */
+  protocol?: 'http1' | 'h2c';
 }
 
 export interface Listen {
@@ -49,6 +56,8 @@ export interface RouterConfig {
   /** The router's own region: learn requests and key lookups go to this region's cells first. */
   region: string;
   cells: CellConfig[];
+  /** The `protocol` of cells that name none (and of cells the Topology Service names): `http1`. */
+  cellProtocol: 'http1' | 'h2c';
   learnCacheMaxEntries: number;
   /** Upper bound for a learned route's lifetime, whatever `cache_ttl` the cell answers. */
   learnCacheMaxTtlMs: number;
@@ -116,6 +125,7 @@ export const routerSchema: Schema<RouterConfig> = {
   shellSecretFile: { validate: str },
   region: { validate: str },
   cells: { validate: cellsValidator },
+  cellProtocol: { validate: cellProtocol, default: 'http1' },
   learnCacheMaxEntries: { validate: int(1, 10_000_000), default: 10_000 },
   learnCacheMaxTtlMs: { validate: int(0), default: 300_000 },
   metricsListen: { validate: optionalListenAddress, default: undefined },

@@ -1,5 +1,5 @@
 import type { CellConfig } from '../config.js';
-import { type CellTransport, createCellTransport, type TlsOptions } from './transport.js';
+import { type CellProtocol, type CellTransport, createCellTransport, type TlsOptions } from './transport.js';
 
 /** `host:port` of a cell URL, the default port written out. */
 export function cellAuthority(url: string): string {
@@ -19,10 +19,12 @@ export class CellDirectory {
     private readonly region: string,
     private readonly tls: TlsOptions = {},
     private readonly random: () => number = Math.random,
+    /** For cells that name no `protocol` (router `cellProtocol`). */
+    private readonly defaultProtocol: CellProtocol = 'http1',
   ) {
     for (const cell of cells) {
       this.byName.set(cell.name, cell);
-      this.transports.set(cell.name, createCellTransport(cell.url, tls));
+      this.transports.set(cell.name, createCellTransport(cell.url, tls, cell.protocol ?? defaultProtocol));
     }
     const legacy = cells.find((c) => c.legacy);
     if (!legacy) throw new Error('cells: no legacy cell');
@@ -54,7 +56,7 @@ export class CellDirectory {
     if (known) return known;
     const cell: CellConfig = { id: 0, name: `topology:${authority}`, legacy: false, region: '', url };
     this.byName.set(cell.name, cell);
-    this.transports.set(cell.name, createCellTransport(url, this.tls));
+    this.transports.set(cell.name, createCellTransport(url, this.tls, this.defaultProtocol));
     return cell;
   }
 

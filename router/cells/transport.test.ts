@@ -52,7 +52,7 @@ describe('h2c transport', () => {
     const port = await listen(server, () => {
       for (const s of sessions) s.destroy();
     });
-    const t = track(createCellTransport(`http://127.0.0.1:${port}/prefix`));
+    const t = track(createCellTransport(`http://127.0.0.1:${port}/prefix`, {}, 'h2c'));
 
     const call = await t.open({
       method: 'POST',
@@ -89,7 +89,7 @@ describe('h2c transport', () => {
       stream.on('close', () => codes.push(stream.rstCode));
     });
     const port = await listen(server);
-    const t = track(createCellTransport(`http://127.0.0.1:${port}`));
+    const t = track(createCellTransport(`http://127.0.0.1:${port}`, {}, 'h2c'));
     const call = await t.open({ method: 'POST', path: '/x', headers: {}, streamBody: true });
     await call.response;
     call.cancel();
@@ -101,7 +101,7 @@ describe('h2c transport', () => {
     const server = http2.createServer();
     const port = await listen(server);
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    const t = track(createCellTransport(`http://127.0.0.1:${port}`));
+    const t = track(createCellTransport(`http://127.0.0.1:${port}`, {}, 'h2c'));
     const call = await t.open({ method: 'GET', path: '/', headers: {}, streamBody: false });
     await expect(call.response).rejects.toThrow();
   });

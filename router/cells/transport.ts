@@ -3,13 +3,20 @@ import http2 from 'node:http2';
 import type { Readable, Writable } from 'node:stream';
 import http2wrapper from 'http2-wrapper';
 import { endToEndHeaders } from '../../lib/http-headers.js';
+import { Http1Transport } from './http1-transport.js';
+import { joinPath } from './upstream-path.js';
 
 /**
- * HTTP client for one cell's bridge. `http://` cells are spoken to with cleartext HTTP/2 (prior
- * knowledge) over one session, reused until it closes; `https://` cells go through http2-wrapper
- * (ALPN, HTTP/2 with an HTTP/1.1 fallback). Both give the same call shape: a writable request body,
- * a promise of the response head, and `cancel()` (RST_STREAM CANCEL on HTTP/2).
+ * HTTP client for one cell's bridge. `http://` cells are spoken to with HTTP/1.1 (`protocol:
+ * "http1"`, the default, as gitlab-shell: `http1-transport.ts`, one connection per request) or
+ * cleartext HTTP/2 with prior knowledge (`"h2c"`, one session, reused until it closes); `https://`
+ * cells go through http2-wrapper (ALPN, HTTP/2 with an HTTP/1.1 fallback) whatever `protocol` says.
+ * All give the same call shape: a writable request body, a promise of the response head, and
+ * `cancel()` (RST_STREAM CANCEL on HTTP/2, the connection destroyed on HTTP/1.1).
  */
+/** How an `http://` cell is spoken to. */
+export type CellProtocol = 'http1' | 'h2c';
+
 export interface UpstreamRequest {
   method: string;
   /** Path and query, relative to the cell URL's own path prefix. */
@@ -53,10 +60,6 @@ export function h2SafeHeaders(headers: Record<string, string>): Record<string, s
 }
 
 function ignore(): void {}
-
-function joinPath(prefix: string, path: string): string {
-  return `${prefix.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`;
-}
 
 class H2cTransport implements CellTransport {
   private session: http2.ClientHttp2Session | undefined;
@@ -174,7 +177,12 @@ class AutoTransport implements CellTransport {
   }
 }
 
-export function createCellTransport(url: string, tls: TlsOptions = {}): CellTransport {
+export function createCellTransport(
+  url: string,
+  tls: TlsOptions = {},
+  protocol: CellProtocol = 'http1',
+): CellTransport {
   const u = new URL(url);
-  return u.protocol === 'https:' ? new AutoTransport(u, tls) : new H2cTransport(u);
+  if (u.protocol === 'https:') return new AutoTransport(u, tls);
+  return protocol === 'h2c' ? new H2cTransport(u) : new Http1Transport(u);
 }

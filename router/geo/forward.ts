@@ -25,7 +25,8 @@ export class PrimaryClients {
   for(url: URL): CellTransport {
     let t = this.byOrigin.get(url.origin);
     if (!t) {
-      t = createCellTransport(url.origin);
+      // HTTP/2 to the primary as before; gitlab-shell speaks HTTP/1.1 there too (not switched yet).
+      t = createCellTransport(url.origin, {}, 'h2c');
       this.byOrigin.set(url.origin, t);
     }
     return t;

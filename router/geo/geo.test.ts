@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,11 +17,12 @@ import { SiteLearner } from './site-learner.js';
 
 /** A cell whose `/allowed` answers `answer` (status, headers, JSON body). */
 let answer: { status: number; headers?: Record<string, string>; body: unknown };
-let server: http2.Http2Server;
+let server: http.Server;
 let cells: CellDirectory;
 
 beforeAll(async () => {
-  server = http2.createServer((_req, res) => {
+  // The cell's internal API over HTTP/1.1 (the router's default); the primaries below speak HTTP/2.
+  server = http.createServer((_req, res) => {
     res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
     res.end(JSON.stringify(answer.body));
   });

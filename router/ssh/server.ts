@@ -101,39 +101,10 @@ export class SshFront {
       client.end();
       return;
     }
-    const log = this.log.child({
-      conn_id: this.nextConnId++,
-      remote_ip: raw.clientIp,
-      remote_port: raw.clientPort,
-      ...(raw.proxyIp ? { proxy_ip: raw.proxyIp } : {}),
-    });
-    let markClosed = () => {};
-    const closed = new Promise<void>((resolve) => {
-      markClosed = resolve;
-    });
-    const state: AuthState = {
-      log,
-      remoteIp: raw.clientIp,
-      requestId: randomUUID(),
-      actor: undefined,
-      username: undefined,
-      authAttempted: false,
-      serverError: false,
-      lookups: new Map(),
-    };
-    const entry: ConnectionEntry = {
-      client,
-      raw,
-      state,
-      log,
-      sessions: new Set(),
-      openChannels: 0,
-      writtenBytes: 0,
-      started: Date.now(),
-      closed,
-    };
+    const entry = this.newEntry(client, raw);
     this.connections.add(entry);
     this.deps.metrics.sshConnections++;
+    const { state, log } = entry;
 
     client.on('authentication', (ctx) =>
       authenticate(ctx, state, this.deps.api, this.deps.metrics, this.opts.trustedCas),
@@ -154,11 +125,50 @@ export class SshFront {
       raw.socket.destroy();
     });
     client.on('close', () => {
-      markClosed();
+      entry.markClosed();
       this.connections.delete(entry);
       for (const s of entry.sessions) s.cancel('connection closed');
       this.finished(entry);
     });
+  }
+
+  /** A connection's bookkeeping: its log (the client's address), auth state, sessions and end. */
+  private newEntry(
+    client: Connection,
+    raw: ConnectionEntry['raw'],
+  ): ConnectionEntry & { markClosed(): void } {
+    const log = this.log.child({
+      conn_id: this.nextConnId++,
+      remote_ip: raw.clientIp,
+      remote_port: raw.clientPort,
+      ...(raw.proxyIp ? { proxy_ip: raw.proxyIp } : {}),
+    });
+    let markClosed = () => {};
+    const closed = new Promise<void>((resolve) => {
+      markClosed = resolve;
+    });
+    const state: AuthState = {
+      log,
+      remoteIp: raw.clientIp,
+      requestId: randomUUID(),
+      actor: undefined,
+      username: undefined,
+      authAttempted: false,
+      serverError: false,
+      lookups: new Map(),
+    };
+    return {
+      client,
+      raw,
+      state,
+      log,
+      sessions: new Set(),
+      openChannels: 0,
+      writtenBytes: 0,
+      started: Date.now(),
+      closed,
+      markClosed,
+    };
   }
 
   private onSession(entry: ConnectionEntry, accept: () => Session, reject: () => void): void {

@@ -57,6 +57,18 @@ export function handleSession(session: Session, owner: SessionOwner, deps: Sessi
   });
 }
 
+/** One accepted channel's command: parsed, executed, its failure rendered, its end counted and logged. */
+interface Run {
+  channel: ServerChannel;
+  line: string;
+  gitProtocol: string | undefined;
+  owner: SessionOwner;
+  deps: SessionDeps;
+  requestId: string;
+  log: Logger;
+  signal: AbortSignal;
+}
+
 function run(
   channel: ServerChannel,
   line: string,
@@ -77,29 +89,8 @@ function run(
   const onClose = () => abort.abort(new Error('channel closed'));
   channel.once('close', onClose);
 
-  const execute = async (): Promise<Finished> => {
-    const parsed = parseCommand(line);
-    if (!parsed.ok) {
-      log.info({ exit_status: parsed.exitCode }, parsed.message);
-      channel.stderr.write(formatError(parsed.message));
-      return { exitStatus: parsed.exitCode, outcome: 'policy' };
-    }
-    const exitStatus = await COMMANDS[parsed.command.name].execute({
-      io: { stdin: channel, stdout: channel, stderr: channel.stderr },
-      args: parsed.command.args,
-      actor: owner.actor,
-      remoteIp: owner.remoteIp,
-      requestId,
-      gitProtocol,
-      log,
-      signal: abort.signal,
-      transport: owner.transport,
-      deps,
-    });
-    return { exitStatus, outcome: abort.signal.aborted ? 'client-gone' : 'ok' };
-  };
-
-  const done = execute()
+  const r: Run = { channel, line, gitProtocol, owner, deps, requestId, log, signal: abort.signal };
+  const done = execute(r)
     .catch((err: unknown) => failed(err, abort.signal, channel, log))
     .then(async ({ exitStatus, outcome }) => {
       channel.off('close', onClose);
@@ -122,6 +113,29 @@ function run(
     cancel: (reason) => abort.abort(new Error(reason)),
   });
   done.finally(untrack);
+}
+
+/** Parses the command line and runs the command with the channel as its plain streams. */
+async function execute(r: Run): Promise<Finished> {
+  const parsed = parseCommand(r.line);
+  if (!parsed.ok) {
+    r.log.info({ exit_status: parsed.exitCode }, parsed.message);
+    r.channel.stderr.write(formatError(parsed.message));
+    return { exitStatus: parsed.exitCode, outcome: 'policy' };
+  }
+  const exitStatus = await COMMANDS[parsed.command.name].execute({
+    io: { stdin: r.channel, stdout: r.channel, stderr: r.channel.stderr },
+    args: parsed.command.args,
+    actor: r.owner.actor,
+    remoteIp: r.owner.remoteIp,
+    requestId: r.requestId,
+    gitProtocol: r.gitProtocol,
+    log: r.log,
+    signal: r.signal,
+    transport: r.owner.transport,
+    deps: r.deps,
+  });
+  return { exitStatus, outcome: r.signal.aborted ? 'client-gone' : 'ok' };
 }
 
 /**

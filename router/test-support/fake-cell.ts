@@ -1,13 +1,15 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import http2, { type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import http2, { type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
 import { encodeErrorFrame, encodeExitStatus, encodeFrame, ResponseFrame } from '../../lib/framing.js';
 import { jwtKey, SHELL_HEADER, verifyShellJwt } from '../../lib/jwt.js';
+import type { CellProtocol } from '../cells/transport.js';
 import { gitEnv } from './git-repos.js';
 
 /**
- * Test double for a cell's bridge as the router sees it: one cleartext HTTP/2 server per cell over a
- * shared, mutable "world". It answers the internal API (`authorized_keys`, `discover`,
+ * Test double for a cell's bridge as the router sees it: one server per cell over a shared, mutable
+ * "world", speaking HTTP/1.1 (`http1`, the router's default) or cleartext HTTP/2 (`h2c`). It answers the internal API (`authorized_keys`, `discover`,
  * `cells/learn`, `allowed`) from small tables and serves the three tunnel endpoints by running REAL
  * `git upload-pack` / `receive-pack` / `upload-archive` on bare repositories, writing framed
  * responses (lib/framing.ts). Every request is recorded for assertions.
@@ -69,12 +71,17 @@ export interface RecordedRequest {
   cell: string;
   method: string;
   path: string;
+  /** `1.1` or `2.0`. */
+  httpVersion: string;
   headers: IncomingHttpHeaders;
   /** Request body bytes (tunnels: what reached git's stdin). */
   body: Buffer;
   /** Tunnels: true once the request body ended. */
   bodyEnded: boolean;
-  /** Tunnels: true when the client reset the stream with CANCEL before git finished. */
+  /**
+   * Tunnels: true when the client cancelled before git finished (h2c: reset the stream with CANCEL;
+   * HTTP/1.1: closed the connection before the response ended).
+   */
   cancelled: boolean;
   /** Tunnels: the git exit code, once git ended. */
   exitCode: number | null | undefined;
@@ -103,28 +110,59 @@ const NOT_FOUND =
   "The project you were looking for could not be found or you don't have permission to view it.";
 const TUNNEL_RE = /^\/(.+)\.git\/(ssh-upload-pack|ssh-receive-pack|ssh-upload-archive)$/;
 
+type CellRequest = IncomingMessage | Http2ServerRequest;
+/** What the fake cell uses of `ServerResponse` and `Http2ServerResponse` alike. */
+interface CellResponse {
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  readonly writableFinished: boolean;
+  readonly destroyed: boolean;
+  writeHead(status: number, headers?: Record<string, string>): unknown;
+  write(chunk: Buffer): boolean;
+  end(): unknown;
+  end(chunk: Buffer | string): unknown;
+  on(event: 'close' | 'error', cb: () => void): unknown;
+  once(event: 'drain', cb: () => void): unknown;
+  /** HTTP/1.1 only: sends the head now (HTTP/2's `writeHead` does). */
+  flushHeaders?(): void;
+}
+
 export class FakeCell {
   readonly requests: RecordedRequest[] = [];
-  private readonly server = http2.createServer();
+  private readonly server: http.Server | http2.Http2Server;
   private readonly children = new Set<ChildProcessWithoutNullStreams>();
-  private readonly sessions = new Set<http2.ServerHttp2Session>();
+  /** Open connections (HTTP/1.1 sockets or HTTP/2 sessions), destroyed by `stop()`. */
+  private readonly connections = new Set<{ destroy(): void }>();
   url = '';
 
   constructor(
     readonly name: string,
     private readonly world: World,
+    readonly protocol: CellProtocol = 'http1',
   ) {
-    this.server.on('session', (session) => {
-      this.sessions.add(session);
-      session.on('close', () => this.sessions.delete(session));
+    const onRequest = (req: CellRequest, res: ServerResponse | Http2ServerResponse) => this.serve(req, res);
+    if (protocol === 'h2c') {
+      const server = http2.createServer(onRequest);
+      server.on('session', (session) => this.track(session));
+      this.server = server;
+    } else {
+      const server = http.createServer({ requestTimeout: 0 }, onRequest);
+      server.on('connection', (socket: Socket) => this.track(socket));
+      this.server = server;
+    }
+  }
+
+  private serve(req: CellRequest, res: CellResponse): void {
+    res.on('error', () => undefined);
+    this.handle(req, res).catch(() => {
+      if (!res.headersSent && !res.writableEnded) res.writeHead(500);
+      if (!res.writableEnded) res.end();
     });
-    this.server.on('stream', (stream, headers) => {
-      stream.on('error', () => undefined);
-      this.handle(stream, headers).catch(() => {
-        if (!stream.headersSent && !stream.closed) stream.respond({ ':status': 500 });
-        if (!stream.closed) stream.end();
-      });
-    });
+  }
+
+  private track(connection: { destroy(): void; once(event: 'close', cb: () => void): unknown }): void {
+    this.connections.add(connection);
+    connection.once('close', () => this.connections.delete(connection));
   }
 
   async start(): Promise<string> {
@@ -137,7 +175,7 @@ export class FakeCell {
   async stop(): Promise<void> {
     for (const child of this.children) child.kill('SIGKILL');
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const session of this.sessions) session.destroy();
+    for (const connection of this.connections) connection.destroy();
     await closed;
   }
 
@@ -146,14 +184,15 @@ export class FakeCell {
     return this.requests.filter((r) => r.path.startsWith(prefix));
   }
 
-  private async handle(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
-    const method = String(headers[':method']);
-    const fullPath = String(headers[':path']);
-    const url = new URL(fullPath, 'http://cell');
+  private async handle(req: CellRequest, res: CellResponse): Promise<void> {
+    const method = String(req.method);
+    const url = new URL(String(req.url), 'http://cell');
+    const headers = req.headers;
     const rec: RecordedRequest = {
       cell: this.name,
       method,
       path: url.pathname,
+      httpVersion: req.httpVersion,
       headers,
       body: Buffer.alloc(0),
       bodyEnded: false,
@@ -164,48 +203,53 @@ export class FakeCell {
     this.requests.push(rec);
     const tunnel = TUNNEL_RE.exec(url.pathname);
     if (method === 'POST' && tunnel) {
-      await this.tunnel(stream, headers, rec, tunnel[1] as string, tunnel[2] as string);
+      await this.tunnel(req, res, rec, tunnel[1] as string, tunnel[2] as string);
       return;
     }
+    const body = await readAll(req);
+    rec.body = body;
+    rec.bodyEnded = true;
     if (url.pathname.startsWith('/api/v4/internal/')) {
-      const body = await readAll(stream);
-      rec.body = body;
-      rec.bodyEnded = true;
       const token = headers[SHELL_HEADER];
       const check = await verifyShellJwt(
         jwtKey(this.world.secret),
         typeof token === 'string' ? token : undefined,
       );
-      if (!check.ok) return json(stream, 401, { message: '401 Unauthorized' });
+      if (!check.ok) return json(res, 401, { message: '401 Unauthorized' });
       const a = this.internal(url, body);
-      return json(stream, a.status, a.body, a.headers);
+      return json(res, a.status, a.body, a.headers);
     }
-    // Any other path: a "page" naming the cell, echoing what the HTTP front forwarded; pages of a
-    // namespace another cell owns answer 421 like the cells do.
-    const body = await readAll(stream);
-    rec.body = body;
-    rec.bodyEnded = true;
+    this.page(res, rec, url, headers);
+  }
+
+  /**
+   * Any other path: a "page" naming the cell, echoing what the HTTP front forwarded; pages of a
+   * namespace another cell owns answer 421 like the cells do.
+   */
+  private page(res: CellResponse, rec: RecordedRequest, url: URL, headers: IncomingHttpHeaders): void {
     const ns = url.pathname.split('/').filter(Boolean)[0];
     const owner = this.world.projects.find((p) => p.path.split('/')[0] === ns);
     if (owner && owner.cell !== this.name) {
-      return json(
-        stream,
+      json(
+        res,
         421,
         { status: false, message: 'Misdirected Request' },
         { 'x-gitlab-cell-redirect': owner.cell },
       );
+      return;
     }
     if (this.world.notFoundPages.has(url.pathname)) {
-      return json(stream, 404, { message: '404 Not Found' });
+      json(res, 404, { message: '404 Not Found' });
+      return;
     }
-    json(stream, 200, {
+    json(res, 200, {
       cell: this.name,
       path: url.pathname,
-      method,
+      method: rec.method,
       xForwardedFor: headers['x-forwarded-for'] ?? null,
       ruleAction: headers['x-gitlab-http-router-rule-action'] ?? null,
       ruleType: headers['x-gitlab-http-router-rule-type'] ?? null,
-      bodyLength: body.length,
+      bodyLength: rec.body.length,
     });
   }
 
@@ -283,84 +327,105 @@ export class FakeCell {
     });
   }
 
+  /** The tunnel's refusals (bad token, unknown project, another cell's, an override), if any. */
+  private async refusal(
+    req: CellRequest,
+    rec: RecordedRequest,
+    projectPath: string,
+  ): Promise<TunnelOverride | 'run'> {
+    const token = req.headers[SHELL_HEADER];
+    const check = await verifyShellJwt(
+      jwtKey(this.world.secret),
+      typeof token === 'string' ? token : undefined,
+      { requireGlId: true },
+    );
+    const notFound = {
+      status: 404,
+      headers: { 'content-type': 'text/plain' },
+      body: Buffer.from('Not found'),
+    };
+    if (!check.ok) return notFound;
+    rec.glId = check.claims.gl_id;
+    const project = this.world.projects.find((p) => p.path === projectPath);
+    if (!project) return notFound;
+    if (project.cell !== this.name) {
+      return {
+        status: 421,
+        headers: { 'x-gitlab-cell-redirect': project.cell, 'content-type': 'text/plain' },
+        body: Buffer.from('Misdirected Request'),
+      };
+    }
+    return this.world.tunnelOverrides.get(projectPath)?.(this.name) ?? 'run';
+  }
+
   private async tunnel(
-    stream: ServerHttp2Stream,
-    headers: IncomingHttpHeaders,
+    req: CellRequest,
+    res: CellResponse,
     rec: RecordedRequest,
     projectPath: string,
     endpoint: string,
   ): Promise<void> {
-    const token = headers[SHELL_HEADER];
-    const check = await verifyShellJwt(
-      jwtKey(this.world.secret),
-      typeof token === 'string' ? token : undefined,
-      {
-        requireGlId: true,
-      },
-    );
-    if (!check.ok) {
-      stream.respond({ ':status': 404, 'content-type': 'text/plain' });
-      stream.end('Not found');
+    const refused = await this.refusal(req, rec, projectPath);
+    if (refused !== 'run') {
+      res.writeHead(refused.status ?? 200, refused.headers ?? {});
+      res.end(refused.body ?? Buffer.alloc(0));
       return;
     }
-    rec.glId = check.claims.gl_id;
-    const project = this.world.projects.find((p) => p.path === projectPath);
-    if (!project) {
-      stream.respond({ ':status': 404, 'content-type': 'text/plain' });
-      stream.end('Not found');
-      return;
-    }
-    if (project.cell !== this.name) {
-      stream.respond({
-        ':status': 421,
-        'x-gitlab-cell-redirect': project.cell,
-        'content-type': 'text/plain',
-      });
-      stream.end('Misdirected Request');
-      return;
-    }
-    const override = this.world.tunnelOverrides.get(projectPath)?.(this.name);
-    if (override) {
-      stream.respond({ ':status': override.status ?? 200, ...override.headers });
-      stream.end(override.body ?? Buffer.alloc(0));
-      return;
-    }
+    const repo = this.world.projects.find((p) => p.path === projectPath)?.repo as string;
     const framed =
-      headers['gitlab-cells-response-framing'] === 'v1' && !this.world.unframedCells.has(this.name);
-    const verb = endpoint.slice('ssh-'.length);
-    const gitProtocol = headers['git-protocol'];
-    const child = spawn('git', [verb, project.repo], {
+      req.headers['gitlab-cells-response-framing'] === 'v1' && !this.world.unframedCells.has(this.name);
+    const gitProtocol = req.headers['git-protocol'];
+    const child = spawn('git', [endpoint.slice('ssh-'.length), repo], {
       env: gitEnv(typeof gitProtocol === 'string' ? { GIT_PROTOCOL: gitProtocol } : {}),
     });
     this.children.add(child);
-    stream.respond({ ':status': 200, ...(framed ? { 'gitlab-cells-response-framing': 'v1' } : {}) });
-    if (framed) stream.write(encodeFrame(ResponseFrame.keepalive));
+    res.writeHead(200, framed ? { 'gitlab-cells-response-framing': 'v1' } : {});
+    if (framed) res.write(encodeFrame(ResponseFrame.keepalive));
+    else res.flushHeaders?.();
+    this.feed(req, rec, child);
+    this.relay(req, res, rec, child, framed);
+  }
 
-    stream.on('data', (chunk: Buffer) => {
+  /** The request body → git's stdin, with backpressure. */
+  private feed(req: CellRequest, rec: RecordedRequest, child: ChildProcessWithoutNullStreams): void {
+    req.on('data', (chunk: Buffer) => {
       rec.body = Buffer.concat([rec.body, chunk]);
       if (!child.stdin.write(chunk)) {
-        stream.pause();
-        child.stdin.once('drain', () => stream.resume());
+        req.pause();
+        child.stdin.once('drain', () => req.resume());
       }
     });
-    stream.on('end', () => {
+    req.on('end', () => {
       rec.bodyEnded = true;
       child.stdin.end();
     });
     child.stdin.on('error', () => undefined);
-    stream.on('close', () => {
+  }
+
+  /** git's stdout and stderr → the response (framed or not); the client leaving kills git. */
+  private relay(
+    req: CellRequest,
+    res: CellResponse,
+    rec: RecordedRequest,
+    child: ChildProcessWithoutNullStreams,
+    framed: boolean,
+  ): void {
+    let closed = false;
+    res.on('close', () => {
+      closed = true;
       if (rec.exitCode === undefined) {
-        rec.cancelled = stream.rstCode === http2.constants.NGHTTP2_CANCEL;
+        rec.cancelled =
+          'stream' in req ? req.stream.rstCode === http2.constants.NGHTTP2_CANCEL : !res.writableFinished;
         child.kill('SIGKILL');
       }
     });
     const relay = (type: number) => (chunk: Buffer) => {
-      if (stream.closed) return;
-      const ok = stream.write(framed ? encodeFrame(type, chunk) : chunk);
+      if (closed) return;
+      const ok = res.write(framed ? encodeFrame(type, chunk) : chunk);
       if (!ok) {
         child.stdout.pause();
         child.stderr.pause();
-        stream.once('drain', () => {
+        res.once('drain', () => {
           child.stdout.resume();
           child.stderr.resume();
         });
@@ -370,13 +435,13 @@ export class FakeCell {
     child.stderr.on('data', relay(ResponseFrame.stderr));
     child.on('close', (code) => {
       this.children.delete(child);
-      if (rec.cancelled || stream.closed) {
+      if (rec.cancelled || closed) {
         rec.exitCode = rec.exitCode === undefined ? null : rec.exitCode;
         return;
       }
       rec.exitCode = code;
-      if (framed) stream.end(encodeExitStatus(code ?? 1));
-      else stream.end();
+      if (framed) res.end(encodeExitStatus(code ?? 1));
+      else res.end();
     });
   }
 }
@@ -399,31 +464,30 @@ function answer(status: number, body: unknown, headers?: Record<string, string>)
   return { status, body, headers };
 }
 
-function json(
-  stream: ServerHttp2Stream,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  if (stream.closed) return;
-  stream.respond({ ':status': status, 'content-type': 'application/json', ...headers });
-  stream.end(JSON.stringify(body));
+function json(res: CellResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.writableEnded || res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
 }
 
-function readAll(stream: ServerHttp2Stream): Promise<Buffer> {
+function readAll(req: CellRequest): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.once('end', () => resolve(Buffer.concat(chunks)));
-    stream.once('error', reject);
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
   });
 }
 
-/** Starts one fake cell per name over the same world. */
-export async function startFakeCells(names: string[], world: World): Promise<Map<string, FakeCell>> {
+/** Starts one fake cell per name over the same world, each speaking `protocol`. */
+export async function startFakeCells(
+  names: string[],
+  world: World,
+  protocol: CellProtocol = 'http1',
+): Promise<Map<string, FakeCell>> {
   const cells = new Map<string, FakeCell>();
   for (const name of names) {
-    const cell = new FakeCell(name, world);
+    const cell = new FakeCell(name, world, protocol);
     await cell.start();
     cells.set(name, cell);
   }

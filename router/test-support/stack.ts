@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { buildRouter, type Router, type RouterAddresses } from '../app.js';
+import type { CellProtocol } from '../cells/transport.js';
 import { type RouterConfig, routerSchema } from '../config.js';
 import { type KeyPair, makeKeyPair } from './clients.js';
 import { createWorld, type FakeCell, startFakeCells, type World } from './fake-cell.js';
@@ -36,9 +37,16 @@ export const CELLS = [
   { id: 4, name: 'cell_eu1', legacy: false, region: 'eu' },
 ];
 
+export interface TestStackOptions {
+  /** What the fake cells speak and the router's `cellProtocol` says (default `http1`). */
+  protocol?: CellProtocol;
+}
+
 export async function startTestStack(
   overrides: Partial<Record<keyof RouterConfig, unknown>> = {},
+  options: TestStackOptions = {},
 ): Promise<TestStack> {
+  const protocol = options.protocol ?? 'http1';
   const dir = mkdtempSync(join(tmpdir(), 'router-test-'));
   const secret = 'a'.repeat(32);
   const secretFile = join(dir, 'gitlab_shell_secret');
@@ -53,6 +61,7 @@ export async function startTestStack(
   const cells = await startFakeCells(
     CELLS.map((c) => c.name),
     world,
+    protocol,
   );
   const config = loadConfig(routerSchema, {
     prefix: 'ROUTER_TEST',
@@ -64,6 +73,7 @@ export async function startTestStack(
       shellSecretFile: secretFile,
       region: 'eu',
       cells: CELLS.map((c) => ({ ...c, url: cells.get(c.name)?.url })),
+      cellProtocol: protocol,
       logLevel: 'silent',
       ...overrides,
     },

@@ -113,7 +113,8 @@ describe('rules and learned routes', () => {
     expect(seen?.headers['x-end']).toBe('kept');
     expect(seen?.headers['x-hop']).toBeUndefined();
     expect(seen?.headers['keep-alive']).toBeUndefined();
-    expect(seen?.headers.connection).toBeUndefined();
+    // The client's Connection header stays behind; the router's own HTTP/1.1 hop says close.
+    expect(seen?.headers.connection).toBe('close');
   });
 
   it('answers 400 for a malformed routable token before learning or proxying', async () => {

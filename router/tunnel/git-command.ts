@@ -94,18 +94,7 @@ export async function runGitCommand(
     const { cell, via } = await deps.classifier.classify(routePath, 'GET', callCtx);
     const log = ctx.log.child({ cell: cell.name, route: via, attempt });
     try {
-      const access = await deps.api.allowed(
-        cell,
-        {
-          action: service,
-          project: `${project}.git`,
-          ...actorFields(ctx.actor),
-          changes: '_any',
-          protocol: 'ssh',
-          check_ip: ctx.remoteIp,
-        },
-        callCtx,
-      );
+      const access = await askAllowed(deps, ctx, cell, service, project, callCtx);
       if (!consolePrinted) {
         consolePrinted = true;
         writeStderr(ctx.io, formatInfoMessages(access.consoleMessages));
@@ -134,6 +123,26 @@ export async function runGitCommand(
       if (attempt >= 2) throw RouterError.accessDenied(err.message, err);
     }
   }
+}
+
+/** gitlab-shell's `/allowed` call for an SSH git command (`changes: _any`, the client's address). */
+function askAllowed(
+  deps: GitCommandDeps,
+  ctx: GitCommandContext,
+  cell: TunnelTarget['cell'],
+  service: GitService,
+  project: string,
+  callCtx: CallContext,
+) {
+  const request = {
+    action: service,
+    project: `${project}.git`,
+    ...actorFields(ctx.actor),
+    changes: '_any',
+    protocol: 'ssh',
+    check_ip: ctx.remoteIp,
+  } as const;
+  return deps.api.allowed(cell, request, callCtx);
 }
 
 function writeStderr(io: GitCommandIO, text: string): void {

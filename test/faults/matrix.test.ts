@@ -50,10 +50,10 @@ beforeAll(async () => {
 afterAll(async () => {
   if (attempts.length > 0) {
     const meta = [
-      `Run ${new Date(started).toISOString()}, ${((Date.now() - started) / 60_000).toFixed(1)} min; ${settings.repeats} repeats per mid-transfer cell, ${settings.beforeRepeats} per cell of a fault in place before the operation, seed ${settings.seed}; repository ${settings.repoMiB} MiB of incompressible files (${world.large.packBytes} bytes packed), served by cell_us0 through the router (SSH → HTTP/2 tunnel → bridge → mock Gitaly).`,
+      `Run ${new Date(started).toISOString()}, ${((Date.now() - started) / 60_000).toFixed(1)} min; ${settings.repeats} repeats per mid-transfer cell, ${settings.beforeRepeats} per cell of a fault in place before the operation, seed ${settings.seed}; repository ${settings.repoMiB} MiB of incompressible files (${world.large.packBytes} bytes packed), served by cell_us0 through the router (SSH → ${settings.cellProtocol === 'h2c' ? 'HTTP/2 (h2c)' : 'HTTP/1.1'} tunnel → bridge → mock Gitaly).`,
       `Latest undisturbed durations: ${[...baselineMs].map(([id, ms]) => `${id} ${(ms / 1000).toFixed(1)} s`).join(', ')}. Mid-transfer faults land at 15–70 % of the latest undisturbed duration of the operation.`,
       `Stack timeouts: tunnel idle ${TIMEOUTS.tunnelIdleMs / 1000} s, internal API ${TIMEOUTS.internalApiMs / 1000} s, pre-authorization ${TIMEOUTS.preauthMs / 1000} s; exit bound ${EXIT_BOUND_MS / 1000} s after the fault (for a fault in place from the start: after the undisturbed duration of the operation).`,
-      'Reproduce: `npm run test:faults` (`FAULTS_REPEATS`, `FAULTS_BEFORE_REPEATS`, `FAULTS_REPO_MIB`, `FAULTS_SEED`, `FAULTS_ONLY`, `FAULTS_ROWS`).',
+      'Reproduce: `npm run test:faults` (`FAULTS_REPEATS`, `FAULTS_BEFORE_REPEATS`, `FAULTS_REPO_MIB`, `FAULTS_SEED`, `FAULTS_ONLY`, `FAULTS_ROWS`, `FAULTS_CELL_PROTOCOL`).',
     ];
     const text = renderMatrix(ops, faults, attempts, meta);
     const file = writeResult(process.env.FAULTS_RESULT_FILE ?? 'faults.md', text);

@@ -23,6 +23,8 @@ export const settings = {
   only: process.env.FAULTS_ONLY ? new RegExp(process.env.FAULTS_ONLY) : undefined,
   rows: process.env.FAULTS_ROWS ? new RegExp(process.env.FAULTS_ROWS) : undefined,
   seed: Number(process.env.FAULTS_SEED ?? Date.now() % 1_000_000),
+  /** The router's tunnel leg to the cells (`ROUTER_CELL_PROTOCOL`): `http1` (its default) or `h2c`. */
+  cellProtocol: process.env.FAULTS_CELL_PROTOCOL === 'h2c' ? 'h2c' : 'http1',
 };
 
 /** The served project (cell_us0, the legacy cell), the push target and the user who may do both. */
@@ -92,6 +94,7 @@ export class FaultWorld {
         BRIDGE_PREAUTH_TIMEOUT_MS: String(TIMEOUTS.preauthMs),
         ROUTER_INTERNAL_API_TIMEOUT_MS: String(TIMEOUTS.internalApiMs),
         ROUTER_TOPOLOGY_TIMEOUT_MS: String(TIMEOUTS.topologyMs),
+        ROUTER_CELL_PROTOCOL: settings.cellProtocol,
       },
     });
     const world = new FaultWorld(stack, large, work, control);

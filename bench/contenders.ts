@@ -1,0 +1,125 @@
+/** @file The git contenders of one run, their warm-up, and what each SSH server negotiates. */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CELLS_USER, PROJECTS } from './bench-data.js';
+import {
+  CONTENDER_LABELS,
+  type GitContender,
+  type GitContenderId,
+  type GitWorkloadContext,
+  type RepoRole,
+  type ServedRepo,
+  type ServerSide,
+} from './git-workloads.js';
+import { negotiatedAlgorithms, type OpenSshServer, type SshAlgorithms, sshCommandLine } from './openssh.js';
+import { type FailureLog, type Outcome, okValue } from './outcome.js';
+import { type CpuCounter, describeFailure, ownCpu, reapedChildrenCpu, run } from './proc.js';
+import type { BenchStack } from './stack-runner.js';
+
+/** The git contenders: direct `file://`, the private OpenSSH and the cells path (router → bridge → Gitaly). */
+export function gitContenders(
+  baseEnv: NodeJS.ProcessEnv,
+  repos: Record<RepoRole, ServedRepo>,
+  servers: { sshd: OpenSshServer | undefined; stack: BenchStack | undefined },
+  sshdStart: Outcome<void>,
+  stackStart: Outcome<void>,
+): GitContender[] {
+  const { sshd, stack } = servers;
+  const direct: GitContender = {
+    id: 'direct',
+    url: (role) => `file://${repos[role].dir}`,
+    env: baseEnv,
+    server: () => ({ cpu: {}, reapers: [] }),
+  };
+  const openssh: GitContender = sshd
+    ? {
+        id: 'openssh',
+        url: (role) => sshd.url(repos[role].project),
+        env: { ...baseEnv, GIT_SSH_COMMAND: sshd.sshCommand },
+        server: () => ({ cpu: sshd.serverCpu, reapers: [sshd.pid] }),
+      }
+    : unavailableContender('openssh', okValue(sshdStart) ?? errorOf(sshdStart));
+  let cells: GitContender;
+  if (stack) {
+    const user = stack.json.users.find((u) => u.username === CELLS_USER);
+    cells = user
+      ? {
+          id: 'cells',
+          url: (role) => stack.url(repos[role].project),
+          env: { ...baseEnv, GIT_SSH_COMMAND: sshCommandLine(user.privateKey, stack.json.knownHosts) },
+          server: (role) =>
+            cellsSide(stack, role === 'history' ? PROJECTS.history.cell : PROJECTS.large.cell),
+        }
+      : unavailableContender('cells', `stack.json has no user ${CELLS_USER}`);
+  } else {
+    cells = unavailableContender('cells', errorOf(stackStart));
+  }
+  return [direct, openssh, cells];
+}
+
+/** One small clone per contender before anything is timed; a contender that fails it is out of the run. */
+export async function warmUp(ctx: GitWorkloadContext): Promise<void> {
+  for (const c of ctx.contenders) {
+    if (c.unavailable) continue;
+    const dest = join(ctx.scratch, `warmup-${c.id}`);
+    const r = await run('git', ['clone', '-q', '--bare', c.url('small'), dest], {
+      env: c.env,
+      timeoutMs: 60_000,
+    });
+    await rm(dest, { recursive: true, force: true });
+    if (r.code !== 0) {
+      c.unavailable = `warm-up clone failed: ${describeFailure(r)}`;
+      ctx.failures.record(`warm-up, ${CONTENDER_LABELS[c.id]}`, c.unavailable);
+    }
+  }
+}
+
+/** What each SSH contender negotiates with the same client (key exchange costs differ a lot). */
+export async function sshAlgorithms(
+  servers: { sshd: OpenSshServer | undefined; stack: BenchStack | undefined },
+  failures: FailureLog,
+): Promise<Partial<Record<'openssh' | 'cells', SshAlgorithms>>> {
+  const out: Partial<Record<'openssh' | 'cells', SshAlgorithms>> = {};
+  const command = `git-upload-pack '${PROJECTS.small.path}.git'`;
+  if (servers.sshd) {
+    const sshd = servers.sshd;
+    out.openssh = await negotiatedAlgorithms(sshd.sshCommand, sshd.port, sshd.user, command).catch(
+      (err: unknown) => {
+        failures.record('ssh -v against OpenSSH', err);
+        return undefined;
+      },
+    );
+  }
+  const stack = servers.stack;
+  const user = stack?.json.users.find((u) => u.username === CELLS_USER);
+  if (stack && user) {
+    const line = sshCommandLine(user.privateKey, stack.json.knownHosts);
+    out.cells = await negotiatedAlgorithms(line, stack.sshPort, 'git', command).catch((err: unknown) => {
+      failures.record('ssh -v against the router', err);
+      return undefined;
+    });
+  }
+  return out;
+}
+
+/** A git contender that could not be started: every workload then fails with `why`. */
+function unavailableContender(id: GitContenderId, why: string): GitContender {
+  return { id, unavailable: why, url: () => '', env: {}, server: () => ({ cpu: {}, reapers: [] }) };
+}
+
+/** The cells path's server side of a cell by process; git's processes (reaped by mock Gitaly) apart. */
+function cellsSide(stack: BenchStack, cell: string): ServerSide {
+  const gitaly = stack.pid(`gitaly-${cell}`);
+  const cpu: Record<string, CpuCounter> = {
+    router: ownCpu(stack.pid('router')),
+    bridge: ownCpu(stack.pid(`bridge-${cell}`)),
+    gitaly: ownCpu(gitaly),
+    'gitaly-git': reapedChildrenCpu(gitaly),
+    rails: ownCpu(stack.pid('mock-cell')),
+  };
+  return { cpu, reapers: [gitaly] };
+}
+
+export function errorOf(o: Outcome<unknown>): string {
+  return o.ok ? 'unknown error' : o.error;
+}

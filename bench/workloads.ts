@@ -1,0 +1,114 @@
+/**
+ * @file The workloads of one run that `--only` picks, in the full benchmark's order: the stack's own
+ * (idle memory, the slow reader), then, after the throughput workload, the git ones every contender
+ * runs (large and history clones, small clones, concurrent clones, push).
+ */
+import { log, PROJECTS } from './bench-data.js';
+import {
+  concurrentClones,
+  type GitWorkloadContext,
+  pushes,
+  repeatedClones,
+  sequentialClones,
+} from './git-workloads.js';
+import type { BenchOptions, WorkloadId } from './options.js';
+import type { FailureLog } from './outcome.js';
+import type { GeneratedRepo } from './repo-gen.js';
+import type { BenchResults } from './results.js';
+import type { BenchStack } from './stack-runner.js';
+import { idleMemory, type SlowReaderTarget, slowReadBridge, slowReadRouter } from './stack-workloads.js';
+import { MIB } from './stats.js';
+
+export interface RunState {
+  o: BenchOptions;
+  stack: BenchStack | undefined;
+  /** Why the stack is not running, when it is not. */
+  stackMissing: string | undefined;
+  failures: FailureLog;
+  results: BenchResults;
+}
+
+const wants = (r: RunState, id: WorkloadId) => r.o.only.has(id);
+
+/** Idle memory and idle tunnels, then the slow reader (straight from the bridge, then through the router). */
+export async function stackWorkloads(r: RunState, slow: GeneratedRepo): Promise<void> {
+  const { o, results } = r;
+  if (wants(r, 'memory')) {
+    results.idleMemory = await r.failures.attempt('idle memory and idle tunnels', async () => {
+      if (!r.stack) throw new Error(r.stackMissing);
+      log(`memory: idle RSS, then ${o.idleTunnels} idle tunnels`);
+      return idleMemory(r.stack, PROJECTS.large.path, o.idleTunnels, log);
+    });
+  }
+  if (!wants(r, 'slow-reader')) return;
+  const target: SlowReaderTarget = {
+    project: PROJECTS.slow.path,
+    cell: PROJECTS.slow.cell,
+    username: PROJECTS.slow.username,
+    head: slow.head,
+    packBytes: slow.packBytes,
+  };
+  const timeout = Math.max(o.opTimeoutMs, (4 * slow.packBytes * 1000) / o.slowReadRate);
+  log(
+    `slow reader: ${(slow.packBytes / MIB).toFixed(0)} MiB at ${o.slowReadRate / MIB} MiB/s, bridge then router`,
+  );
+  results.slowReader = {
+    bridge: await r.failures.attempt('slow reader straight from the bridge', async () => {
+      if (!r.stack) throw new Error(r.stackMissing);
+      return slowReadBridge(r.stack, target, o.slowReadRate, timeout);
+    }),
+    router: await r.failures.attempt('slow reader through the router', async () => {
+      if (!r.stack) throw new Error(r.stackMissing);
+      return slowReadRouter(r.stack, target, o.slowReadRate, timeout);
+    }),
+  };
+}
+
+/** The repositories the git workloads clone and push. */
+export interface GitWorkloadRepos {
+  large: GeneratedRepo;
+  history: GeneratedRepo;
+  small: GeneratedRepo;
+  pushSource: GeneratedRepo;
+  /** Where the small repository is served from (the push target). */
+  smallDir: string;
+}
+
+/** Every contender's large and history clones, small clones, concurrent clones and pushes. */
+export async function gitWorkloads(
+  r: RunState,
+  ctx: GitWorkloadContext,
+  repos: GitWorkloadRepos,
+): Promise<void> {
+  const { o, results } = r;
+  const { large, history } = repos;
+  if (wants(r, 'large-clone')) {
+    log(`large clone: ${o.largeCloneRuns} round(s), ${(large.packBytes / MIB).toFixed(0)} MiB pack`);
+    results.largeClone = await repeatedClones(ctx, o.largeCloneRuns, 'large');
+  }
+  if (wants(r, 'history-clone')) {
+    log(
+      `history clone: ${o.largeCloneRuns} round(s), ${(history.packBytes / MIB).toFixed(0)} MiB pack of ${o.historyRepo.history?.commits} commits`,
+    );
+    results.historyClone = await repeatedClones(ctx, o.largeCloneRuns, 'history');
+  }
+  if (wants(r, 'small-clone')) {
+    log(`small clones: ${o.sequentialClones} sequential per contender`);
+    results.smallClone = await sequentialClones(ctx, o.sequentialClones);
+  }
+  if (wants(r, 'concurrency')) {
+    results.concurrency = [];
+    for (const level of o.concurrency) {
+      log(`concurrency: ${level} clones at once`);
+      results.concurrency.push({ level, results: await concurrentClones(ctx, level) });
+    }
+  }
+  if (wants(r, 'push')) {
+    log(`push: ${((o.pushObjects.files * o.pushObjects.fileBytes) / MIB).toFixed(0)} MiB of new objects`);
+    results.push = await pushes(
+      ctx,
+      { source: repos.pushSource, base: repos.small, targetDir: repos.smallDir, url: (c) => c.url('small') },
+      o.pushRuns,
+    );
+  }
+}

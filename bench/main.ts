@@ -32,6 +32,7 @@ import { MIB } from './stats.js';
 import { evaluate } from './targets.js';
 import { benchThroughput } from './throughput-workload.js';
 import { gitWorkloads, type RunState, stackWorkloads } from './workloads.js';
+import { measureWorldStartup, type WorldStartupResult } from './world-startup.js';
 
 /**
  * `npm run bench [-- --quick] [--profile] [--only …]`: every contender in the same run on the same
@@ -215,8 +216,23 @@ class Bench {
       );
     }
     await gitWorkloads(state, ctx, { large, history, small, pushSource, smallDir: dirs.small });
+    if (this.wants('world-startup')) results.worldStartup = await this.worldStartup();
     results.run.loadAverage.end = loadOneMinute();
     return results;
+  }
+
+  /** Worlds of each size, started one after the other while nothing else of the benchmark runs. */
+  private async worldStartup(): Promise<Outcome<WorldStartupResult[]>> {
+    await this.stopAll();
+    return this.failures.attempt('world start-up', async () => {
+      const out: WorldStartupResult[] = [];
+      for (const n of this.opts.worldCells) {
+        const r = await measureWorldStartup(n);
+        log(`world of ${n} cells: first ${r.firstMs} ms, warm ${r.warmMs} ms, ${r.rssMiB} MiB RSS`);
+        out.push(r);
+      }
+      return out;
+    });
   }
 
   /** The results before any workload ran: the run, the machine, the settings and the repositories. */

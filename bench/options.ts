@@ -25,6 +25,8 @@ export interface BenchOptions {
   slowReadRate: number;
   /** Upper bound of any single git operation. */
   opTimeoutMs: number;
+  /** World start-up (`world-startup.ts`): the cell counts of the worlds started. */
+  worldCells: readonly number[];
   /** The router's leg to the cells (`ROUTER_CELL_PROTOCOL`); undefined = the router's default (`http1`). */
   cellProtocol: 'http1' | 'h2c' | undefined;
 }
@@ -38,6 +40,7 @@ export const WORKLOADS = [
   'small-clone',
   'concurrency',
   'push',
+  'world-startup',
 ] as const;
 export type WorkloadId = (typeof WORKLOADS)[number];
 
@@ -136,6 +139,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       throughputRuns: 1,
       slowReadRate: 16 * MIB,
       opTimeoutMs: 60_000,
+      worldCells: [3],
       cellProtocol,
     };
   }
@@ -156,6 +160,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     throughputRuns: 5,
     slowReadRate: 64 * MIB,
     opTimeoutMs: 15 * 60_000,
+    worldCells: [3, 4, 10],
     cellProtocol,
   };
 }

@@ -299,6 +299,19 @@ export function renderMarkdown(r: BenchResults): string {
     cell(sr, (v) => mib(v.peakKiB.bridge)),
   ]);
 
+  const worlds = okValue(r.worldStartup);
+  if (r.worldStartup) {
+    lines.push(
+      '',
+      '**World start-up** (`startWorld` of a topology file, until every service is listening)',
+      '',
+    );
+    head(['cells', 'processes', 'first start', 'warm start', 'RSS of the world']);
+    if (!worlds) row(['FAILED', '', '', '', '']);
+    for (const w of worlds ?? [])
+      row([String(w.cells), String(w.processes), `${w.firstMs} ms`, `${w.warmMs} ms`, `${w.rssMiB} MiB`]);
+  }
+
   lines.push('', '**Targets**', '');
   head(['target', 'measured', 'status']);
   for (const t of r.targets) row([t.name, t.measured, yesNo(t.met)]);

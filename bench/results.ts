@@ -9,6 +9,7 @@ import type { MachineInfo, RunInfo } from './machine.js';
 import type { SshAlgorithms } from './openssh.js';
 import type { Failure, Outcome } from './outcome.js';
 import type { IdleMemoryResult, SlowReadResult, ThroughputResult } from './stack-workloads.js';
+import type { WorldStartupResult } from './world-startup.js';
 
 /** Everything one run measured: the JSON written to bench/results/ and the input of the markdown report. */
 export interface RepoFacts {
@@ -65,6 +66,8 @@ export interface BenchResults {
   throughput?: Partial<Record<ThroughputId, Outcome<ThroughputResult>>>;
   idleMemory?: Outcome<IdleMemoryResult>;
   slowReader?: { bridge: Outcome<SlowReadResult>; router: Outcome<SlowReadResult> };
+  /** Worlds of N cells started from a topology file (`world-startup.ts`), first and warm. */
+  worldStartup?: Outcome<WorldStartupResult[]>;
   failures: Failure[];
   /** Filled from the results by `evaluate`. */
   ratios: Ratio[];

@@ -33,6 +33,23 @@ function memoryTargets(r: BenchResults): Target[] {
   ];
 }
 
+/** Issue 22's bar: a router developer can start a 3-cell world per test file. */
+function worldTargets(r: BenchResults): Target[] {
+  const three = okValue(r.worldStartup)?.find((w) => w.cells === 3);
+  return [
+    {
+      name: 'World of 3 cells ready ≤ 3 s (warm start)',
+      measured: fmt(three?.warmMs, 0, ' ms'),
+      met: le(three?.warmMs, 3000),
+    },
+    {
+      name: 'World of 3 cells: RSS of every process ≤ 600 MiB',
+      measured: fmt(three?.rssMiB, 0, ' MiB'),
+      met: le(three?.rssMiB, 600),
+    },
+  ];
+}
+
 function concurrencyTargets(r: BenchResults, p99Ratio: number | undefined): Target[] {
   const top = Math.max(...r.settings.concurrency);
   const results = r.concurrency?.find((c) => c.level === top)?.results;
@@ -95,6 +112,7 @@ export function evaluate(r: BenchResults): void {
     atMost('Small clone p50 ≤ 0.8× OpenSSH', 'smallVsSsh', 0.8),
     ...concurrencyTargets(r, v('concurrentP99VsSsh')),
     ...memoryTargets(r),
+    ...worldTargets(r),
     {
       name: 'Realistic-history clone: ratios reported beside the incompressible one (wall, machine CPU)',
       measured: `wall ${times(history[0])}, CPU ${times(history[1])}`,

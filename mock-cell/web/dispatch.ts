@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { CellContext } from '../context.js';
+import { GIT_HTTP_HANDLERS } from '../git-http/preauth.js';
 import { PREAUTH_HANDLERS } from '../routes/preauth.js';
 import { matchRoute } from '../routing/table.js';
 import { API_HANDLERS } from './api.js';
@@ -19,6 +20,7 @@ export const HANDLERS: Readonly<Record<string, PageHandler>> = {
   ...SIGN_IN_HANDLERS,
   ...API_HANDLERS,
   ...PREAUTH_HANDLERS,
+  ...GIT_HTTP_HANDLERS,
 };
 
 function badBody(message: string): FastifyError {

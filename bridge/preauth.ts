@@ -14,7 +14,7 @@ import { passbackHeaders } from './headers.js';
 export type PreauthResponse = Pick<
   WorkhorsePreauthJson,
   'GL_ID' | 'GL_REPOSITORY' | 'GL_USERNAME' | 'GitConfigOptions' | 'GitalyServer'
-> & { Repository: ProtoRepository };
+> & { Repository: ProtoRepository; ShowAllRefs?: boolean };
 
 export type PreauthOutcome =
   | { kind: 'authorized'; auth: PreauthResponse; wwwAuthenticate: string | string[] | undefined }
@@ -33,6 +33,8 @@ export interface PreauthRequest {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   agents: { http: http.Agent; https: https.Agent };
+  /** The client's method (git HTTP's info/refs is a GET); the SSH tunnels' is POST. */
+  method?: 'GET' | 'POST';
 }
 
 /** POSTs the tunnel's path to Rails with no body and classifies the answer as Workhorse does. */
@@ -42,7 +44,9 @@ export async function preauthorize(req: PreauthRequest): Promise<PreauthOutcome>
   const signal = AbortSignal.any([req.signal, timeout]);
   let res: IncomingMessage;
   try {
-    res = await send(url, { ...req.headers, 'content-length': '0' }, signal, req.agents);
+    const method = req.method ?? 'POST';
+    const headers = method === 'POST' ? { ...req.headers, 'content-length': '0' } : req.headers;
+    res = await send(url, method, headers, signal, req.agents);
   } catch (err) {
     if (req.signal.aborted) throw err;
     const why = timeout.aborted ? `no answer within ${req.timeoutMs} ms` : (err as Error).message;
@@ -77,6 +81,7 @@ export async function preauthorize(req: PreauthRequest): Promise<PreauthOutcome>
 
 function send(
   url: URL,
+  method: 'GET' | 'POST',
   headers: OutgoingHttpHeaders,
   signal: AbortSignal,
   agents: PreauthRequest['agents'],
@@ -84,7 +89,7 @@ function send(
   const mod = url.protocol === 'https:' ? https : http;
   const agent = url.protocol === 'https:' ? agents.https : agents.http;
   return new Promise((resolve, reject) => {
-    const r = mod.request(url, { method: 'POST', headers, signal, agent }, resolve);
+    const r = mod.request(url, { method, headers, signal, agent }, resolve);
     r.on('error', reject);
     r.end();
   });
@@ -184,6 +189,7 @@ export function parsePreauthResponse(json: unknown): PreauthResponse {
     GL_USERNAME: username ?? '',
     Repository: repository,
     GitConfigOptions: options,
+    ...(json.ShowAllRefs === true ? { ShowAllRefs: true } : {}),
     GitalyServer: {
       address: field(gitaly, 'address', isNonEmpty, 'a non-empty string', 'GitalyServer.address'),
       token: field(gitaly, 'token', isString, 'a string', 'GitalyServer.token'),

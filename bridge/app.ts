@@ -7,6 +7,7 @@ import type { Logger } from '../lib/logger.js';
 import type { BridgeConfig } from './config.js';
 import { ShuttingDown } from './errors.js';
 import { infoRefsHandler, receivePackHandler, uploadPackHandler } from './git-http/handlers.js';
+import { lfsUploadHandler } from './git-http/lfs-upload.js';
 import { gitalyConnections } from './gitaly-client.js';
 import { healthHandler } from './health.js';
 import { RequestTracker, TunnelRegistry } from './in-flight.js';
@@ -123,6 +124,7 @@ class BridgeService implements Bridge {
           infoRefs: infoRefsHandler(ctx),
           uploadPack: uploadPackHandler(ctx),
           receivePack: receivePackHandler(ctx),
+          lfsUpload: lfsUploadHandler(ctx),
         },
       },
       this.config,

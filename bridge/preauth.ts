@@ -34,18 +34,29 @@ export interface PreauthRequest {
   signal: AbortSignal;
   agents: { http: http.Agent; https: https.Agent };
   /** The client's method (git HTTP's info/refs is a GET); the SSH tunnels' is POST. */
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
 }
+
+export type RawPreauthOutcome =
+  | { kind: 'authorized'; json: unknown; wwwAuthenticate: string | string[] | undefined }
+  | Extract<PreauthOutcome, { kind: 'refused' }>;
 
 /** POSTs the tunnel's path to Rails with no body and classifies the answer as Workhorse does. */
 export async function preauthorize(req: PreauthRequest): Promise<PreauthOutcome> {
+  const raw = await preauthorizeRaw(req);
+  if (raw.kind === 'refused') return raw;
+  return { kind: 'authorized', auth: parsePreauthResponse(raw.json), wwwAuthenticate: raw.wwwAuthenticate };
+}
+
+/** The pre-authorization round trip; a yes carries Rails' JSON as parsed (LFS has its own shape). */
+export async function preauthorizeRaw(req: PreauthRequest): Promise<RawPreauthOutcome> {
   const url = new URL(`${req.railsUrl}${req.url}`);
   const timeout = AbortSignal.timeout(req.timeoutMs);
   const signal = AbortSignal.any([req.signal, timeout]);
   let res: IncomingMessage;
   try {
     const method = req.method ?? 'POST';
-    const headers = method === 'POST' ? { ...req.headers, 'content-length': '0' } : req.headers;
+    const headers = method === 'GET' ? req.headers : { ...req.headers, 'content-length': '0' };
     res = await send(url, method, headers, signal, req.agents);
   } catch (err) {
     if (req.signal.aborted) throw err;
@@ -63,11 +74,7 @@ export async function preauthorize(req: PreauthRequest): Promise<PreauthOutcome>
       } catch (err) {
         throw PreauthInvalid(`pre-authorization body is not JSON: ${(err as Error).message}`, err);
       }
-      return {
-        kind: 'authorized',
-        auth: parsePreauthResponse(json),
-        wwwAuthenticate: res.headers['www-authenticate'],
-      };
+      return { kind: 'authorized', json, wwwAuthenticate: res.headers['www-authenticate'] };
     }
     return await passBack(res);
   } catch (err) {
@@ -81,7 +88,7 @@ export async function preauthorize(req: PreauthRequest): Promise<PreauthOutcome>
 
 function send(
   url: URL,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   headers: OutgoingHttpHeaders,
   signal: AbortSignal,
   agents: PreauthRequest['agents'],
@@ -102,7 +109,7 @@ async function readBody(res: IncomingMessage, limit: number): Promise<Buffer | u
 }
 
 /** Workhorse's `passResponseBack`: small bodies verbatim, oversized ones as an empty 404 or a 500. */
-async function passBack(res: IncomingMessage): Promise<PreauthOutcome> {
+async function passBack(res: IncomingMessage): Promise<Extract<PreauthOutcome, { kind: 'refused' }>> {
   const status = res.statusCode ?? 500;
   const body = await readBody(res, PASSBACK_BODY_LIMIT);
   if (body === undefined) {

@@ -8,6 +8,7 @@ export type RouteId =
   | 'git_info_refs'
   | 'git_upload_pack'
   | 'git_receive_pack'
+  | 'git_lfs_objects'
   | 'ssh_upload_pack'
   | 'ssh_receive_pack'
   | 'ssh_upload_archive'
@@ -69,7 +70,12 @@ export interface RouteHandlers {
   health: RouteHandler;
   proxy: RouteHandler;
   /** Smart HTTP git (`bridge/git-http/`); absent: those paths go to Rails like any other. */
-  gitHttp?: { infoRefs: RouteHandler; uploadPack: RouteHandler; receivePack: RouteHandler };
+  gitHttp?: {
+    infoRefs: RouteHandler;
+    uploadPack: RouteHandler;
+    receivePack: RouteHandler;
+    lfsUpload?: RouteHandler;
+  };
 }
 
 /** A repository path: `/<project>.git/<suffix>`, the project captured. */
@@ -101,6 +107,16 @@ function gitHttpRows(h: RouteHandlers): Route[] {
   ];
 }
 
+/** `PUT …/gitlab-lfs/objects/<oid>/<size>` (Workhorse's `git_lfs_objects`, Rails-backed upload). */
+function lfsRows(h: RouteHandlers): Route[] {
+  const upload = h.gitHttp?.lfsUpload;
+  if (!upload) return [];
+  const pattern = /^\/(?<project>.+)\.git\/gitlab-lfs\/objects\/(?<oid>[0-9a-f]{64})\/(?<size>[0-9]+)$/;
+  return [
+    row(['PUT'], pattern, 'git_lfs_objects', 'rails', upload, { contentType: 'application/octet-stream' }),
+  ];
+}
+
 export const UPLOAD_PACK_REQUEST = 'application/x-git-upload-pack-request';
 export const RECEIVE_PACK_REQUEST = 'application/x-git-receive-pack-request';
 
@@ -113,6 +129,7 @@ export function routeTable(h: RouteHandlers, limits: { maxReceivePackBytes: numb
   const receivePack = { ...geo, bodyLimit: limits.maxReceivePackBytes };
   return [
     ...gitHttpRows(h),
+    ...lfsRows(h),
     row(POST, repoPath('ssh-upload-pack'), 'ssh_upload_pack', 'gitaly', h.tunnel('upload-pack'), geo),
     row(
       POST,

@@ -8,20 +8,21 @@ import {
   JOB_TOKEN_PREFIX,
   jobId,
   jobToken,
+  lfsToken,
   sameToken,
 } from './derived-tokens.js';
 
 /**
  * Rails' authentication of a Git-over-HTTP client (`Gitlab::Auth.find_for_git_client`), in its
  * order: `gitlab-ci-token` + job token → personal access token in the password (any login, so
- * `oauth2:<token>` too) → deploy token (login = its username) → username + password. What the
+ * `oauth2:<token>` too) → (LFS paths) the `git-lfs-authenticate` token → deploy token (login = its username) → username + password. What the
  * credentials may do is a set of abilities, as Rails' `Result#authentication_abilities`.
  */
 
 export type Ability = 'download_code' | 'push_code';
 
 export type GitHttpCredential =
-  | { kind: 'user'; user: TopologyUser; abilities: Ability[]; via: 'password' | 'pat' }
+  | { kind: 'user'; user: TopologyUser; abilities: Ability[]; via: 'password' | 'pat' | 'lfs-token' }
   | { kind: 'job'; user: TopologyUser; project: TopologyProject; abilities: Ability[]; buildId: number }
   | { kind: 'deploy-token'; project: TopologyProject; username: string; abilities: Ability[] };
 
@@ -83,8 +84,14 @@ export function findForGitClient(
   login: string,
   password: string,
   project: TopologyProject | undefined,
+  lfs = false,
 ): GitHttpCredential | undefined {
   if (login === CI_JOB_USER) return jobCredential(ctx, project, password);
+  if (lfs) {
+    const user = ctx.model.userByUsername(login);
+    if (user && sameToken(lfsToken(user), password))
+      return { kind: 'user', user, abilities: ['download_code', 'push_code'], via: 'lfs-token' };
+  }
   const pat = patCredential(ctx, password);
   if (pat) return pat;
   const deploy = deployCredential(project, login, password);

@@ -38,6 +38,14 @@ export function deployToken(project: TopologyProject): { username: string; token
   };
 }
 
+/**
+ * The LFS token `git-lfs-authenticate` hands out for a user (Rails' `Gitlab::LfsToken`), accepted
+ * as the Basic password with that username on LFS paths.
+ */
+export function lfsToken(user: TopologyUser): string {
+  return mac(`lfs:${user.id}`);
+}
+
 export function sameToken(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);

@@ -20,14 +20,14 @@ import { type Ability, basicCredentials, findForGitClient, type GitHttpCredentia
  */
 
 type Action = 'info_refs' | 'git_upload_pack' | 'git_receive_pack';
-type Anonymous = { kind: 'anonymous'; abilities: Ability[] };
+export type Anonymous = { kind: 'anonymous'; abilities: Ability[] };
 
 function plain(reply: FastifyReply, status: number, text: string) {
   return reply.code(status).type('text/plain; charset=utf-8').send(text);
 }
 
 /** Rails' `render_access_denied` after `send_challenges`. */
-function accessDenied(reply: FastifyReply, ctx: CellContext) {
+export function accessDenied(reply: FastifyReply, ctx: CellContext) {
   const help = `${ctx.model.externalUrl}/help/topics/git/troubleshooting_git.md#error-on-git-fetch-http-basic-access-denied`;
   reply.header('www-authenticate', 'Basic realm="GitLab"');
   return plain(
@@ -45,7 +45,7 @@ function gitCommand(req: FastifyRequest, action: Action): string {
 }
 
 /** What the credentials' kind may reach before the project's own rules (job and deploy tokens: one project). */
-async function decide(
+export async function decide(
   ctx: CellContext,
   cred: GitHttpCredential | Anonymous,
   command: string,
@@ -95,12 +95,31 @@ function authorized(
     .send(Buffer.from(JSON.stringify(payload)));
 }
 
-function render(reply: FastifyReply, decision: Exclude<AccessDecision, { outcome: 'allowed' }>) {
+export function render(reply: FastifyReply, decision: Exclude<AccessDecision, { outcome: 'allowed' }>) {
   if (decision.outcome === 'misdirected') {
     reply.header(CELL_REDIRECT_HEADER, decision.cell);
     return plain(reply, 421, decision.message);
   }
   return plain(reply, decision.outcome === 'forbidden' ? 403 : 404, decision.message);
+}
+
+/**
+ * Rails' `authenticate_user`: Basic credentials, else anonymous for a download of a public
+ * project; undefined means `401`. `lfs`: an LFS path, where the token of `git-lfs-authenticate`
+ * counts too.
+ */
+export function authenticate(
+  req: FastifyRequest,
+  ctx: CellContext,
+  project: TopologyProject | undefined,
+  command: string,
+  lfs = false,
+): GitHttpCredential | Anonymous | undefined {
+  const basic = basicCredentials(headerValue(req.headers, 'authorization'));
+  if (basic) return findForGitClient(ctx, basic.login, basic.password, project, lfs);
+  if (command === 'git-upload-pack' && project?.visibility === 'public')
+    return { kind: 'anonymous', abilities: ['download_code'] };
+  return undefined;
 }
 
 function gitHttpPreauth(action: Action): PageHandler {
@@ -113,14 +132,10 @@ function gitHttpPreauth(action: Action): PageHandler {
       return render(reply, { outcome: 'misdirected', cell: owner, message });
     }
     const command = gitCommand(req, action);
-    const basic = basicCredentials(headerValue(req.headers, 'authorization'));
-    let cred: GitHttpCredential | Anonymous | undefined;
-    if (basic) cred = findForGitClient(ctx, basic.login, basic.password, project);
-    else if (command === 'git-upload-pack' && project?.visibility === 'public')
-      cred = { kind: 'anonymous', abilities: ['download_code'] };
+    const cred = authenticate(req, ctx, project, command);
     if (!cred) {
       req.log.info(
-        { action, project: repoPath, basic: basic !== undefined },
+        { action, project: repoPath, basic: req.headers.authorization !== undefined },
         'git http authentication failed',
       );
       return accessDenied(reply, ctx);

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { CellContext } from '../context.js';
+import { LFS_CONTENT_TYPE, LFS_HANDLERS } from '../git-http/lfs.js';
 import { GIT_HTTP_HANDLERS } from '../git-http/preauth.js';
 import { PREAUTH_HANDLERS } from '../routes/preauth.js';
 import { matchRoute } from '../routing/table.js';
@@ -21,6 +22,7 @@ export const HANDLERS: Readonly<Record<string, PageHandler>> = {
   ...API_HANDLERS,
   ...PREAUTH_HANDLERS,
   ...GIT_HTTP_HANDLERS,
+  ...LFS_HANDLERS,
 };
 
 function badBody(message: string): FastifyError {
@@ -49,6 +51,13 @@ export function registerDispatcher(scope: FastifyInstance, ctx: CellContext): vo
     if (text === '') return done(null, undefined);
     try {
       done(null, JSON.parse(text as string));
+    } catch (err) {
+      done(badBody(`body is not valid JSON: ${(err as Error).message}`), undefined);
+    }
+  });
+  scope.addContentTypeParser(LFS_CONTENT_TYPE, { parseAs: 'string' }, (_req, text, done) => {
+    try {
+      done(null, text === '' ? undefined : JSON.parse(text as string));
     } catch (err) {
       done(badBody(`body is not valid JSON: ${(err as Error).message}`), undefined);
     }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForNoGit } from '../../mock-gitaly/test-support/harness.js';
@@ -183,5 +183,36 @@ describe('git over HTTP straight into the bridge', () => {
     const run = await done;
     expect(run.code).toBeNull();
     expect(await waitForNoGit(2000)).toEqual([]);
+  });
+
+  it('a body that claims gzip but is not: 500 before any byte, no git left', async () => {
+    const res = await fetch(`${b.url}/${PROJECT}.git/git-upload-pack`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-git-upload-pack-request',
+        'content-encoding': 'gzip',
+        authorization: `Basic ${Buffer.from(ALICE).toString('base64')}`,
+      },
+      body: '0032want 0000000000000000000000000000000000000000\n00000009done\n',
+    });
+    expect(res.status).toBe(500);
+    await res.arrayBuffer();
+    expect(await waitForNoGit(2000)).toEqual([]);
+  });
+
+  it('an LFS upload whose body is not its oid is refused with 400 and nothing is stored', async () => {
+    const body = Buffer.from('not what the oid says');
+    const oid = 'a'.repeat(64);
+    const res = await fetch(`${b.url}/${PROJECT}.git/gitlab-lfs/objects/${oid}/${body.length}`, {
+      method: 'PUT',
+      headers: {
+        'content-type': 'application/octet-stream',
+        authorization: `Basic ${Buffer.from(ALICE).toString('base64')}`,
+      },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect(existsSync(join(h.storage, '@lfs-objects', 'aa', 'aa', oid.slice(4)))).toBe(false);
+    expect(readdirSync(join(h.storage, '@lfs-objects', 'tmp', 'upload'))).toEqual([]);
   });
 });

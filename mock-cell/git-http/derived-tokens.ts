@@ -43,7 +43,8 @@ export function deployToken(project: TopologyProject): { username: string; token
  * as the Basic password with that username on LFS paths.
  */
 export function lfsToken(user: TopologyUser): string {
-  return mac(`lfs:${user.id}`);
+  // 40 hex characters, as the random token it stands for.
+  return createHmac('sha256', KEY).update(`lfs:${user.id}`).digest('hex').slice(0, 40);
 }
 
 export function sameToken(a: string, b: string): boolean {

@@ -122,6 +122,13 @@ describe('git over HTTP through the router', () => {
     const alice = model.userByUsername('alice');
     if (!alice) throw new Error('no alice');
     const deploy = deployToken(p);
+    // A path that does not decide (a fallback) goes where the PAT in Basic auth says: its cell.
+    const whoServes = async (auth?: string) =>
+      (
+        await fetch(`${stack.json.router.http}/api/v4/user`, auth ? { headers: { authorization: auth } } : {})
+      ).headers.get('x-gitlab-cell');
+    expect(await whoServes(`Basic ${Buffer.from(`alice:${pat}`).toString('base64')}`)).toBe('cell_eu0');
+    expect(await whoServes()).toBe('cell_us0');
     for (const credentials of [
       `alice:${pat}`,
       `gitlab-ci-token:${jobToken(p, alice)}`,

@@ -8,6 +8,8 @@ import { httpUrl } from '../lib/listen-address.js';
 import type { Logger } from '../lib/logger.js';
 import type { BridgeConfig } from './config.js';
 import { ShuttingDown } from './errors.js';
+import { infoRefsHandler, receivePackHandler, uploadPackHandler } from './git-http/handlers.js';
+import { lfsUploadHandler } from './git-http/lfs-upload.js';
 import { gitalyConnections } from './gitaly-client.js';
 import { healthHandler } from './health.js';
 import { RequestTracker, TunnelRegistry } from './in-flight.js';
@@ -140,6 +142,12 @@ class BridgeService implements Bridge {
         tunnel: (service) => tunnelHandler(service, ctx),
         health: healthHandler(isClosing),
         proxy: proxyHandler({ railsUrl: this.config.railsUrl, agents: this.agents, metrics: this.metrics }),
+        gitHttp: {
+          infoRefs: infoRefsHandler(ctx),
+          uploadPack: uploadPackHandler(ctx),
+          receivePack: receivePackHandler(ctx),
+          lfsUpload: lfsUploadHandler(ctx),
+        },
       },
       this.config,
     );

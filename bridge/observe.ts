@@ -85,7 +85,8 @@ export function dispatcher(
     deps.requests.track(res);
     if (deps.isClosing() && req.httpVersionMajor === 1) res.setHeader('connection', 'close');
     const ex = new Exchange(req, res);
-    const match = matchRoute(table, req.method, req.url);
+    const contentType = req.headers['content-type'];
+    const match = matchRoute(table, req.method, req.url, contentType);
     const serve = match && observed.get(match.route);
     // The table ends in a catch-all; a table without one answers what it does not know 404.
     if (!match || !serve) return ex.send(404, TEXT_PLAIN, 'Not Found\n');

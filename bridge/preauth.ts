@@ -14,7 +14,7 @@ import { passbackHeaders } from './headers.js';
 export type PreauthResponse = Pick<
   WorkhorsePreauthJson,
   'GL_ID' | 'GL_REPOSITORY' | 'GL_USERNAME' | 'GitConfigOptions' | 'GitalyServer'
-> & { Repository: ProtoRepository };
+> & { Repository: ProtoRepository; ShowAllRefs?: boolean };
 
 export type PreauthOutcome =
   | { kind: 'authorized'; auth: PreauthResponse; wwwAuthenticate: string | string[] | undefined }
@@ -33,16 +33,31 @@ export interface PreauthRequest {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   agents: { http: http.Agent; https: https.Agent };
+  /** The client's method (git HTTP's info/refs is a GET); the SSH tunnels' is POST. */
+  method?: 'GET' | 'POST' | 'PUT';
 }
+
+export type RawPreauthOutcome =
+  | { kind: 'authorized'; json: unknown; wwwAuthenticate: string | string[] | undefined }
+  | Extract<PreauthOutcome, { kind: 'refused' }>;
 
 /** POSTs the tunnel's path to Rails with no body and classifies the answer as Workhorse does. */
 export async function preauthorize(req: PreauthRequest): Promise<PreauthOutcome> {
+  const raw = await preauthorizeRaw(req);
+  if (raw.kind === 'refused') return raw;
+  return { kind: 'authorized', auth: parsePreauthResponse(raw.json), wwwAuthenticate: raw.wwwAuthenticate };
+}
+
+/** The pre-authorization round trip; a yes carries Rails' JSON as parsed (LFS has its own shape). */
+export async function preauthorizeRaw(req: PreauthRequest): Promise<RawPreauthOutcome> {
   const url = new URL(`${req.railsUrl}${req.url}`);
   const timeout = AbortSignal.timeout(req.timeoutMs);
   const signal = AbortSignal.any([req.signal, timeout]);
   let res: IncomingMessage;
   try {
-    res = await send(url, { ...req.headers, 'content-length': '0' }, signal, req.agents);
+    const method = req.method ?? 'POST';
+    const headers = method === 'GET' ? req.headers : { ...req.headers, 'content-length': '0' };
+    res = await send(url, method, headers, signal, req.agents);
   } catch (err) {
     if (req.signal.aborted) throw err;
     const why = timeout.aborted ? `no answer within ${req.timeoutMs} ms` : (err as Error).message;
@@ -59,11 +74,7 @@ export async function preauthorize(req: PreauthRequest): Promise<PreauthOutcome>
       } catch (err) {
         throw PreauthInvalid(`pre-authorization body is not JSON: ${(err as Error).message}`, err);
       }
-      return {
-        kind: 'authorized',
-        auth: parsePreauthResponse(json),
-        wwwAuthenticate: res.headers['www-authenticate'],
-      };
+      return { kind: 'authorized', json, wwwAuthenticate: res.headers['www-authenticate'] };
     }
     return await passBack(res);
   } catch (err) {
@@ -77,6 +88,7 @@ export async function preauthorize(req: PreauthRequest): Promise<PreauthOutcome>
 
 function send(
   url: URL,
+  method: 'GET' | 'POST' | 'PUT',
   headers: OutgoingHttpHeaders,
   signal: AbortSignal,
   agents: PreauthRequest['agents'],
@@ -84,7 +96,7 @@ function send(
   const mod = url.protocol === 'https:' ? https : http;
   const agent = url.protocol === 'https:' ? agents.https : agents.http;
   return new Promise((resolve, reject) => {
-    const r = mod.request(url, { method: 'POST', headers, signal, agent }, resolve);
+    const r = mod.request(url, { method, headers, signal, agent }, resolve);
     r.on('error', reject);
     r.end();
   });
@@ -97,7 +109,7 @@ async function readBody(res: IncomingMessage, limit: number): Promise<Buffer | u
 }
 
 /** Workhorse's `passResponseBack`: small bodies verbatim, oversized ones as an empty 404 or a 500. */
-async function passBack(res: IncomingMessage): Promise<PreauthOutcome> {
+async function passBack(res: IncomingMessage): Promise<Extract<PreauthOutcome, { kind: 'refused' }>> {
   const status = res.statusCode ?? 500;
   const body = await readBody(res, PASSBACK_BODY_LIMIT);
   if (body === undefined) {
@@ -184,6 +196,7 @@ export function parsePreauthResponse(json: unknown): PreauthResponse {
     GL_USERNAME: username ?? '',
     Repository: repository,
     GitConfigOptions: options,
+    ...(json.ShowAllRefs === true ? { ShowAllRefs: true } : {}),
     GitalyServer: {
       address: field(gitaly, 'address', isNonEmpty, 'a non-empty string', 'GitalyServer.address'),
       token: field(gitaly, 'token', isString, 'a string', 'GitalyServer.token'),

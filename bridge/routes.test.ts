@@ -83,3 +83,46 @@ describe('matchRoute', () => {
     expect(m?.route.backend).toBe('rails');
   });
 });
+
+describe('the smart HTTP git rows (Workhorse: method, path and content type)', () => {
+  const quiet =
+    (_name: string): RouteHandler =>
+    async () => ({ outcome: 'ok' });
+  const git = routeTable(
+    {
+      tunnel: (service: GitService) => quiet(service),
+      health: quiet('health'),
+      proxy: quiet('proxy'),
+      gitHttp: {
+        infoRefs: quiet('info-refs'),
+        uploadPack: quiet('git-upload'),
+        receivePack: quiet('git-receive'),
+      },
+    },
+    { maxReceivePackBytes: 4096 },
+  );
+  const id = (method: string, url: string, type?: string) => matchRoute(git, method, url, type)?.route.id;
+
+  it('come first and match only their method and content type (parameters ignored)', () => {
+    expect(git.slice(0, 3).map((r) => r.id)).toEqual([
+      'git_info_refs',
+      'git_upload_pack',
+      'git_receive_pack',
+    ]);
+    expect(id('GET', '/a/b.git/info/refs?service=git-upload-pack')).toBe('git_info_refs');
+    expect(id('POST', '/a/b/c.git/git-upload-pack', 'application/x-git-upload-pack-request')).toBe(
+      'git_upload_pack',
+    );
+    expect(id('POST', '/a.git/git-receive-pack', 'application/x-git-receive-pack-request; charset=x')).toBe(
+      'git_receive_pack',
+    );
+  });
+
+  it('anything else falls through to Rails', () => {
+    expect(id('POST', '/a/b.git/info/refs')).toBe('proxy');
+    expect(id('GET', '/a/b.git/git-upload-pack')).toBe('proxy');
+    expect(id('POST', '/a/b.git/git-upload-pack', 'text/plain')).toBe('proxy');
+    expect(id('POST', '/a/b.git/git-receive-pack', 'application/x-git-upload-pack-request')).toBe('proxy');
+    expect(id('POST', '/.git/git-upload-pack', 'application/x-git-upload-pack-request')).toBe('proxy');
+  });
+});

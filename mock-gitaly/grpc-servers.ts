@@ -1,8 +1,10 @@
 import type * as http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { loadSshService } from '../lib/proto.js';
+import { loadSmartHttpService } from '../lib/proto-smarthttp.js';
 import type { YamuxSession } from '../lib/yamux/index.js';
 import { observedImplementation } from './rpc-journal.js';
+import { smartHttpServiceImplementation } from './smarthttp-service.js';
 import { type ServiceContext, sshServiceImplementation } from './ssh-service.js';
 
 /**
@@ -54,15 +56,21 @@ export function widenReceiveWindows(server: grpc.Server): void {
   };
 }
 
-/** Makes grpc-js servers serving the SSH service; with a session, its RPCs can open sidechannels on it. */
+/**
+ * Makes grpc-js servers serving the SSH and smart HTTP services; with a session, their RPCs can open
+ * sidechannels on it.
+ */
 export function sshServerFactory(ctx: ServiceContext): (session?: YamuxSession) => grpc.Server {
   const service = loadSshService().service;
+  const smartHttp = loadSmartHttpService().service;
   return (session?: YamuxSession) => {
     const server = new grpc.Server(SERVER_OPTIONS);
     widenReceiveWindows(server);
     const transport = session ? 'backchannel' : 'plain';
     const impl = sshServiceImplementation(ctx, session);
     server.addService(service, observedImplementation(ctx.world, service, impl, transport));
+    const smartHttpImpl = smartHttpServiceImplementation(ctx, session);
+    server.addService(smartHttp, observedImplementation(ctx.world, smartHttp, smartHttpImpl, transport));
     return server;
   };
 }

@@ -4,7 +4,8 @@
  * the hooks need to call Rails directly):
  * - `gl_id`: `user-<id>` | `key-<id>` | `username-<name>` (from the request, required);
  * - `gl_username`, `gl_repository` (`project-<id>`), `gl_project_path` (may be empty);
- * - `protocol`: always `"ssh"`, as Gitaly hard-codes it for SSHReceivePack;
+ * - `protocol`: `"ssh"` for SSHReceivePack, `"http"` for SmartHTTPService's PostReceivePack, as
+ *   Gitaly hard-codes each;
  * - `repo_path`: absolute path of the bare repository;
  * - `gitlab_url`: the cell's Rails; `gitlab_secret_file`: the shell secret that signs the hook requests.
  */
@@ -13,7 +14,7 @@ export interface HooksPayload {
   gl_username: string;
   gl_repository: string;
   gl_project_path: string;
-  protocol: 'ssh';
+  protocol: 'ssh' | 'http';
   repo_path: string;
   gitlab_url: string;
   gitlab_secret_file: string;
@@ -49,6 +50,7 @@ export function decodeHooksPayload(encoded: string | undefined): HooksPayload {
   for (const field of FIELDS) {
     if (typeof record[field] !== 'string') throw new Error(`${HOOKS_PAYLOAD_ENV} lacks the string ${field}`);
   }
-  if (record.protocol !== 'ssh') throw new Error(`${HOOKS_PAYLOAD_ENV} has protocol other than "ssh"`);
+  if (record.protocol !== 'ssh' && record.protocol !== 'http')
+    throw new Error(`${HOOKS_PAYLOAD_ENV} has protocol other than "ssh" or "http"`);
   return record as unknown as HooksPayload;
 }

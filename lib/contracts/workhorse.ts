@@ -26,4 +26,6 @@ export interface WorkhorsePreauthJson {
   };
   ProjectID?: number;
   RootNamespaceID?: number;
+  /** Git over HTTP with a CI job token (`gitlab-ci-token`): the job's id, as a string. */
+  GlBuildID?: string;
 }

@@ -43,7 +43,7 @@ export class GitalyConnection {
 
   constructor(
     readonly target: GitalyTarget,
-    private readonly registry: SidechannelRegistry,
+    readonly registry: SidechannelRegistry,
     private readonly opts: GitalyConnectionOptions,
   ) {
     const credentials = new BackchannelCredentials({

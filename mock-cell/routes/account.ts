@@ -11,6 +11,7 @@ import {
   type RecoveryCodesJson,
 } from '../../lib/contracts/account-api.js';
 import type { CellContext } from '../context.js';
+import { lfsToken } from '../git-http/derived-tokens.js';
 import { type Actor, actorFromParams } from '../identity.js';
 import { PAT_SCOPES, type PatScope } from '../tokens.js';
 
@@ -118,7 +119,8 @@ export function registerAccountRoutes(scope: FastifyInstance, ctx: CellContext):
     if ('failure' in who) return reply.code(404).send({ message: '404 User not found! Not Found' });
     const answer: LfsAuthenticateJson = {
       username: who.actor.user.username,
-      lfs_token: randomBytes(20).toString('hex'),
+      // Accepted back as the Basic password on the project's LFS paths (git-http/credentials.ts).
+      lfs_token: lfsToken(who.actor.user),
       repository_http_path: `${ctx.model.externalUrl}/${ctx.model.fullPath(project)}.git`,
       expires_in: LFS_TOKEN_EXPIRES_IN,
     };

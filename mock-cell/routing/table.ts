@@ -14,7 +14,7 @@ import {
  * checks both lists agree).
  */
 
-export type Verb = 'GET' | 'POST' | 'DELETE';
+export type Verb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Who owns the requests of a route, for `cells/learn`. */
 export type Owner =
@@ -164,6 +164,21 @@ export const ROUTES: readonly RouteDef[] = [
     owner: namespace('namespace_id'),
     served: 'pages',
   },
+  ...[
+    ['lfs_batch', 'POST', '/info/lfs/objects/batch'],
+    ['lfs_locks_verify', 'POST', '/info/lfs/locks/verify'],
+    ['lfs_download', 'GET', '/gitlab-lfs/objects/:oid'],
+    ['lfs_upload_authorize', 'PUT', '/gitlab-lfs/objects/:oid/:size/authorize'],
+    ['lfs_upload_finalize', 'PUT', '/gitlab-lfs/objects/:oid/:size'],
+  ].map(
+    ([name, verb, suffix]): RouteDef => ({
+      name: name as string,
+      verb: verb as Verb,
+      spec: `${REPOSITORY}${suffix}`,
+      owner: namespace('namespace_id'),
+      served: 'pages',
+    }),
+  ),
   { name: 'repository', verb: 'GET', spec: REPOSITORY, owner: namespace('namespace_id'), served: 'pages' },
   {
     name: 'project_issue',

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { CellContext } from '../context.js';
+import { LFS_CONTENT_TYPE, LFS_HANDLERS } from '../git-http/lfs.js';
+import { GIT_HTTP_HANDLERS } from '../git-http/preauth.js';
 import { PREAUTH_HANDLERS } from '../routes/preauth.js';
 import { matchRoute } from '../routing/table.js';
 import { API_HANDLERS } from './api.js';
@@ -19,6 +21,8 @@ export const HANDLERS: Readonly<Record<string, PageHandler>> = {
   ...SIGN_IN_HANDLERS,
   ...API_HANDLERS,
   ...PREAUTH_HANDLERS,
+  ...GIT_HTTP_HANDLERS,
+  ...LFS_HANDLERS,
 };
 
 function badBody(message: string): FastifyError {
@@ -47,6 +51,13 @@ export function registerDispatcher(scope: FastifyInstance, ctx: CellContext): vo
     if (text === '') return done(null, undefined);
     try {
       done(null, JSON.parse(text as string));
+    } catch (err) {
+      done(badBody(`body is not valid JSON: ${(err as Error).message}`), undefined);
+    }
+  });
+  scope.addContentTypeParser(LFS_CONTENT_TYPE, { parseAs: 'string' }, (_req, text, done) => {
+    try {
+      done(null, text === '' ? undefined : JSON.parse(text as string));
     } catch (err) {
       done(badBody(`body is not valid JSON: ${(err as Error).message}`), undefined);
     }

@@ -55,16 +55,6 @@ const repository: PageHandler = (req, reply, m, ctx) => {
   return reply.redirect(`/${ctx.model.fullPath(found.project)}`, 302);
 };
 
-/** Smart HTTP is not served (the cell's bridge serves Git over SSH tunnels only). */
-const gitHttp: PageHandler = (req, reply, m, ctx) => {
-  const found = locateProject(req, m, ctx, (m.params.repository_path as string).slice(0, -4));
-  if (found.outcome !== 'ok') return refuse(req, reply, m, ctx, found);
-  return reply
-    .code(403)
-    .type('text/plain; charset=utf-8')
-    .send('Git over HTTP is not served by this mock cell; clone over SSH.');
-};
-
 const namespace: PageHandler = (req, reply, m, ctx) => {
   const id = m.params.id as string;
   const ns = ctx.model.namespace(id.split('/')[0] as string);
@@ -94,7 +84,4 @@ export const NAMESPACE_PAGES = {
   project_issues: projectIssues,
   project_issue: projectIssue,
   repository,
-  git_info_refs: gitHttp,
-  git_upload_pack: gitHttp,
-  git_receive_pack: gitHttp,
 } satisfies Record<string, PageHandler>;

@@ -36,6 +36,7 @@ describe('loadRouterRuleset', () => {
       'session_token_header_private_token',
       'session_token_header_job_token_runner_token',
       'session_token_header_authorization_bearer',
+      'session_token_header_authorization_basic_routable_token',
       'session_prefix_cookie_gitlab_session',
     ]);
   });

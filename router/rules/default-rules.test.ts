@@ -18,6 +18,8 @@ const otherFieldsArb = fc.record({ o: idArb, g: idArb, p: idArb, u: idArb }, { r
 const placements = (token: string, runner: boolean): Record<string, string>[] => [
   { 'Private-Token': token },
   { authorization: `Bearer ${token}` },
+  // Git over HTTP: the token is the password of Basic auth, whatever the login.
+  { authorization: `Basic ${Buffer.from(`alice:${token}`).toString('base64')}` },
   ...(runner ? [{ 'runner-token': token }, { 'JOB-TOKEN': token }] : []),
 ];
 
@@ -63,5 +65,12 @@ describe('default ruleset properties', () => {
         expect(evaluate(ruleset, request({ 'private-token': token }))).toEqual({ kind: 'none' });
       }),
     );
+  });
+});
+
+describe('Basic authorization (git over HTTP)', () => {
+  it('a password that is no routable token is left to the later rules', () => {
+    const basic = `Basic ${Buffer.from('alice:alice-password').toString('base64')}`;
+    expect(evaluate(ruleset, request({ authorization: basic }))).not.toMatchObject({ kind: 'classify' });
   });
 });

@@ -30,7 +30,18 @@ function subjects(match: NonNullable<CompiledRule['match']>, req: RuleRequest): 
     }
     case 'path':
       return [req.path.split('?')[0] ?? ''];
+    case 'authorization-basic':
+      return headerValues(req.headers, 'authorization').flatMap(basicPassword);
   }
+}
+
+/** The password of `Basic <base64(login:password)>`; nothing for another scheme or no colon. */
+function basicPassword(value: string): string[] {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(value);
+  if (!m?.[1]) return [];
+  const text = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  return colon === -1 ? [] : [text.slice(colon + 1)];
 }
 
 /** The named groups of the first subject the rule's regex matches; undefined when none matches. */

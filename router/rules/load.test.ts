@@ -59,7 +59,10 @@ describe('loadRuleset', () => {
     [[{ action: 'proxy' }], 'rule #1: id is required and must be a non-empty string'],
     [[RUNNER_RULE, RUNNER_RULE], 'rule "session_token_header_runner_token": id is used by an earlier rule'],
     [[withField('action', 'route')], 'action must be one of "classify", "proxy", got "route"'],
-    [[withField('match.type', 'query')], 'match.type must be one of "header", "cookie", "path", got "query"'],
+    [
+      [withField('match.type', 'query')],
+      'match.type must be one of "header", "cookie", "path", "authorization-basic", got "query"',
+    ],
     [[withField('match.name', undefined)], 'match.name must be a non-empty string'],
     [
       [withField('match.regexValue', '^(?<payload>[a-z')],

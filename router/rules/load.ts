@@ -121,8 +121,9 @@ function compileMatch(r: RuleReader, raw: Json): CompiledRule['match'] {
   if (!m) return undefined;
   r.known(m, 'match', ['type', 'name', 'regexValue']);
   const type = r.oneOf(m, 'type', 'match.type', MATCH_TYPES);
-  const name = r.string(m, 'name', 'match.name', type !== 'path');
-  if (type === 'path' && name !== undefined) r.fail('match.name', 'is not used by a path match');
+  const unnamed = type === 'path' || type === 'authorization-basic';
+  const name = r.string(m, 'name', 'match.name', !unnamed);
+  if (unnamed && name !== undefined) r.fail('match.name', `is not used by a ${type} match`);
   const source = r.string(m, 'regexValue', 'match.regexValue') as string;
   let regex: RegExp;
   try {

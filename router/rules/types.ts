@@ -4,7 +4,11 @@
  * validates and yields a decision wins.
  */
 
-export const MATCH_TYPES = ['header', 'cookie', 'path'] as const;
+/**
+ * `authorization-basic`: the password of `Authorization: Basic <base64(login:password)>` (Git over
+ * HTTP sends its token there), as http-router's `session_token_header_authorization_basic_*` rules.
+ */
+export const MATCH_TYPES = ['header', 'cookie', 'path', 'authorization-basic'] as const;
 export type MatchType = (typeof MATCH_TYPES)[number];
 
 export const TRANSFORM_TYPES = ['routable-token-payload'] as const;
@@ -19,7 +23,7 @@ export type RuleAction = (typeof ACTIONS)[number];
 
 export interface RuleMatch {
   type: MatchType;
-  /** Header name (case-insensitive) or cookie name (exact); not used by `path`. */
+  /** Header name (case-insensitive) or cookie name (exact); not used by `path` and `authorization-basic`. */
   name?: string;
   /** JavaScript regular expression; its named groups become `${group}` interpolations. */
   regexValue: string;

@@ -30,6 +30,9 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY --from=build /app/protos protos
+# the demo topology file (the compose init's default STACK_TOPOLOGY) and the schemas it is checked against
+COPY --from=build /app/topologies topologies
+COPY --from=build /app/schemas schemas
 ENV NODE_ENV=production
 # Non-root: uid 1000 (`node`), as in the public Node.js image; the compose init chowns /data to it.
 USER node

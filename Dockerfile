@@ -36,8 +36,8 @@ COPY --from=build /app/schemas schemas
 ENV NODE_ENV=production
 # Non-root: uid 1000 (`node`), as in the public Node.js image; the compose init chowns /data to it.
 USER node
-# Each service's own check: the addresses in its config answer (stack/compose-init.ts `health`);
+# Each service's own check: the addresses in its config answer (stack/compose-health.ts);
 # compose.yaml repeats it per service with its timings.
-HEALTHCHECK --interval=5s --timeout=3s --start-period=30s --retries=5 \
-  CMD ["node", "dist/stack/compose-init.js", "health"]
+HEALTHCHECK --interval=5s --timeout=10s --start-period=30s --retries=5 \
+  CMD ["node", "dist/stack/compose-health.js"]
 CMD ["node", "dist/stack/main.js"]

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { projectRoot } from '../../lib/proto.js';
 import type { Topology } from '../../mock-cell/topology-types.js';
+import { healthProbes } from '../../stack/compose-health.js';
 import {
   composeInit,
   composeServices,
   composeTopologyService,
   GITLAB_GITALY_CELL,
-  healthProbes,
   TOPOLOGY_SERVICE,
 } from '../../stack/compose-init.js';
 import { geoServiceName, geoVolumeMount, ROUTER_TOPOLOGY } from '../../stack/compose-plan.js';
@@ -203,7 +203,7 @@ describe('compose.yaml', () => {
       expect(svc.restart).toBe('unless-stopped');
       expect(svc.networks).toEqual(['cells']);
       expect(svc.user).toBeUndefined(); // the image's non-root user
-      expect(svc.healthcheck?.test).toEqual(['CMD', 'node', 'dist/stack/compose-init.js', 'health']);
+      expect(svc.healthcheck?.test).toEqual(['CMD', 'node', 'dist/stack/compose-health.js']);
       expect(svc.depends_on?.init).toEqual({ condition: 'service_completed_successfully' });
     },
   );

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { projectRoot } from '../../lib/proto.js';
 import type { Topology } from '../../mock-cell/topology-types.js';
+import { composeFileFor } from '../../stack/compose-file.js';
 import { healthProbes } from '../../stack/compose-health.js';
 import {
   composeInit,
@@ -19,7 +20,7 @@ import { repositoryDirs } from '../../stack/demo-data.js';
 import { COMPOSE_NET, composeServiceName, stackPaths, stackPorts } from '../../stack/layout.js';
 import { nodeFlagsFor } from '../../stack/node-flags.js';
 import { planServices } from '../../stack/stack-config.js';
-import { DEMO_TOPOLOGY_FILE, demoWorld } from '../../stack/topology-file-load.js';
+import { DEMO_TOPOLOGY_FILE, demoWorld, loadTopologyFile } from '../../stack/topology-file-load.js';
 import type { WorldCell } from '../../stack/topology-file-resolve.js';
 import { run } from '../helpers/run.js';
 
@@ -444,4 +445,63 @@ describe('stack/compose-init.ts', () => {
     ]);
     expect(healthProbes('something-else', {})).toEqual([]);
   });
+});
+
+describe('stack/compose-file.ts', () => {
+  const generated = composeFileFor(demoWorld(), '/host/my-world.json') as {
+    services: Record<string, ComposeService & Record<string, unknown>>;
+    volumes: Record<string, unknown>;
+  };
+  const sorted = (list: string[] | undefined) => [...(list ?? [])].sort();
+
+  it('generates compose.yaml’s services for the demo (but the client and the gitlab profile)', () => {
+    const names = Object.keys(compose.services).filter((n) => n !== 'client' && n !== 'gitaly-gitlab');
+    expect(Object.keys(generated.services).sort()).toEqual(names.sort());
+    expect(Object.keys(generated.volumes).sort()).toEqual(Object.keys(compose.volumes).sort());
+    for (const name of names) {
+      const want = compose.services[name] as ComposeService;
+      const got = generated.services[name] as ComposeService;
+      expect(got.command, name).toEqual(want.command);
+      expect(got.depends_on, name).toEqual(want.depends_on);
+      expect(got.ports, name).toEqual(want.ports);
+      expect(sorted(got.expose), name).toEqual(sorted(want.expose));
+      expect(got.healthcheck, name).toEqual(want.healthcheck);
+      const volumes = sorted(got.volumes).filter((v) => !v.endsWith(':/world/topology.json:ro'));
+      expect(volumes, name).toEqual(sorted(want.volumes));
+    }
+    expect(generated.services.init?.volumes).toContain('/host/my-world.json:/world/topology.json:ro');
+    expect(generated.services.init?.environment?.STACK_TOPOLOGY).toBe('/world/topology.json');
+  });
+
+  it('generates a world of other cell names whose every config the init writes from that file', async () => {
+    const other = await mkdtemp(join(tmpdir(), 'compose-file-'));
+    try {
+      const names: Record<string, string> = {
+        cell_us0: 'cell_ams',
+        cell_us1: 'cell_fra',
+        cell_eu0: 'cell_tok',
+        cell_eu1: 'cell_syd',
+      };
+      const text = readFileSync(DEMO_TOPOLOGY_FILE, 'utf8')
+        .replace(/cell_(us0|us1|eu0|eu1)/g, (m) => names[m] as string)
+        .replace('"$schema": "../schemas/topology.schema.json",', '');
+      const file = join(other, 'world.json');
+      await writeFile(file, text);
+      const world = loadTopologyFile(file);
+      const own = composeFileFor(world, file) as { services: Record<string, ComposeService> };
+      expect(Object.keys(own.services)).toEqual(
+        expect.arrayContaining(['cell-ams', 'bridge-tok', 'gitaly-syd', 'router-ams-geo', 'cell-ams-geo']),
+      );
+      expect(JSON.stringify(own)).not.toMatch(/us0|eu1/);
+      const written = await composeInit(join(other, 'data'), { STACK_TOPOLOGY: file });
+      for (const [name, svc] of Object.entries(own.services)) {
+        const at = svc.command?.indexOf('--config') ?? -1;
+        if (at < 0) continue;
+        const config = String(svc.command?.[at + 1]).replace('/data', join(other, 'data'));
+        expect(written, name).toContain(config);
+      }
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -30,14 +30,14 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY --from=build /app/protos protos
-# The demo topology file and the JSON Schemas it is checked against (read at start).
+# the demo topology file (the compose init's default STACK_TOPOLOGY) and the schemas it is checked against
 COPY --from=build /app/topologies topologies
 COPY --from=build /app/schemas schemas
 ENV NODE_ENV=production
 # Non-root: uid 1000 (`node`), as in the public Node.js image; the compose init chowns /data to it.
 USER node
-# Each service's own check: the addresses in its config answer (stack/compose-init.ts `health`);
+# Each service's own check: the addresses in its config answer (stack/compose-health.ts);
 # compose.yaml repeats it per service with its timings.
-HEALTHCHECK --interval=5s --timeout=3s --start-period=30s --retries=5 \
-  CMD ["node", "dist/stack/compose-init.js", "health"]
+HEALTHCHECK --interval=5s --timeout=10s --start-period=30s --retries=5 \
+  CMD ["node", "dist/stack/compose-health.js"]
 CMD ["node", "dist/stack/main.js"]

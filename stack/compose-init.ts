@@ -1,7 +1,15 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
-import { connect } from 'node:net';
+import {
+  type ComposeService,
+  composeGeoServices,
+  composeGeoSites,
+  composeRouterTopology,
+  geoServiceName,
+  ROUTER_TOPOLOGY,
+  TOPOLOGY_SERVICE,
+} from './compose-plan.js';
 import { ensureRepositories, ensureSecretsAndKeys } from './demo-data.js';
+import { ensureGeoSecrets, ensureReplicas, geoCells, geoPaths } from './geo-plan.js';
 import {
   COMPOSE_NET,
   HOST,
@@ -13,11 +21,17 @@ import {
 } from './layout.js';
 import { type PlannedService, planServices } from './stack-config.js';
 import { worldTopology } from './topology-file-convert.js';
-import { demoWorld } from './topology-file-load.js';
+import { demoWorld, loadTopologyFile } from './topology-file-load.js';
+import type { World } from './topology-file-resolve.js';
 import { planTopologyService } from './topology-plan.js';
 
-/** The compose world is the demo (`topologies/demo.json`). */
-const DEMO = demoWorld();
+export { TOPOLOGY_SERVICE };
+
+/** The compose world: the topology file STACK_TOPOLOGY names (mounted into the init container), else the demo. */
+export function composeWorld(env: NodeJS.ProcessEnv = {}): World {
+  const file = env.STACK_TOPOLOGY;
+  return file ? loadTopologyFile(file) : demoWorld();
+}
 
 /**
  * Where the services of the compose world reach each other: by compose service name, except that
@@ -62,9 +76,6 @@ export function gitalyToml(paths: StackPaths, port: number, cell: StackCell, tok
   ].join('\n');
 }
 
-/** The compose service name of the Topology Service. */
-export const TOPOLOGY_SERVICE = 'topology-service';
-
 /**
  * The Topology Service's container: the local stack's plan (`stack/topology-plan.ts`: ports, cells in
  * the seed's order, `sessionPrefix` `cell-<id>`) but binding `0.0.0.0`, and each cell's `address` (what
@@ -73,10 +84,10 @@ export const TOPOLOGY_SERVICE = 'topology-service';
 export function composeTopologyService(
   paths: StackPaths,
   net: StackNet,
-  logLevel = 'info',
+  world: World = demoWorld(),
 ): PlannedService & { grpc: string } {
   const ports = stackPorts(0);
-  const planned = planTopologyService(DEMO, paths, ports, logLevel);
+  const planned = planTopologyService(world, paths, ports, 'info');
   const cells = planned.config.cells as Array<Record<string, unknown> & { id: number }>;
   return {
     ...planned,
@@ -86,7 +97,7 @@ export function composeTopologyService(
       grpcListen: `${net.bind}:${ports.topologyGrpc}`,
       httpListen: `${net.bind}:${ports.topologyHttp}`,
       cells: cells.map((c) => {
-        const cell = DEMO.cells.find((d) => d.id === c.id) ?? { id: c.id, name: '' };
+        const cell = world.cells.find((d) => d.id === c.id) ?? { id: c.id, name: '' };
         return { ...c, address: net.host('bridge', cell) };
       }),
     },
@@ -94,177 +105,111 @@ export function composeTopologyService(
 }
 
 /** The cell whose storage the `gitlab` profile's real Gitaly serves (the spare cell, empty at first). */
-export const GITLAB_GITALY_CELL: StackCell = DEMO.cells[3] ?? { id: 4, name: 'cell_eu1' };
+export const GITLAB_GITALY_CELL: StackCell = demoWorld().cells[3] ?? { id: 4, name: 'cell_eu1' };
 
 /**
- * The `init` service of compose.yaml: writes demo data and one config file per container into
- * STACK_DATA_DIR (volumes shared by the containers), with services reaching each other by their
- * compose names. Unlike `npm start`, each cell gets its own mock-cell container. Also writes
- * `known_hosts` for the router as the client container (`router:2222`) and the host
- * (`127.0.0.1:2222`) reach it, and the Topology Service's config; every mock-cell container registers
- * its cell's claims with that service (`topologyService`). `COMPOSE_GITALY_<CELL>` (e.g. `COMPOSE_GITALY_CELL_EU1=gitaly-gitlab`)
- * points a cell at another Gitaly container.
+ * Every container of the compose world but `init` and `client`, with its config: the Topology
+ * Service, per cell its Gitaly, Rails (a mock-cell process of its own, registering the cell's claims)
+ * and bridge (also on the shared cell-endpoint port, for the topology router), the `learn` router, the
+ * `topology` router, and per cell of the file's `geo` its secondary site (`compose-plan.ts`).
+ */
+export function composeServices(world: World, paths: StackPaths, net: StackNet): ComposeService[] {
+  const ports = stackPorts(0);
+  const ts = composeTopologyService(paths, net, world);
+  const out: ComposeService[] = [{ ...ts, container: TOPOLOGY_SERVICE }];
+  const cellOf = (name: string) => world.cells.find((c) => name.endsWith(`-${c.name}`));
+  for (const planned of planServices(world, paths, ports, net, 'info')) {
+    const { service } = planned.spec;
+    if (service === 'mock-cell') {
+      for (const cell of world.cells) {
+        const listen = (planned.config.listen as Array<{ cell: string }>).filter((l) => l.cell === cell.name);
+        const name = `mock-cell-${cell.name}`;
+        const spec = { ...planned.spec, name, configFile: `${paths.configDir}/${name}.json` };
+        const config = { ...planned.config, listen, topologyService: ts.grpc };
+        out.push({ ...planned, spec, config, container: net.host('rails', cell) });
+      }
+    } else if (service === 'router') {
+      out.push({ ...planned, container: COMPOSE_NET.host('router') });
+    } else {
+      const cell = cellOf(planned.spec.name);
+      const kind = service === 'bridge' ? 'bridge' : 'gitaly';
+      const config =
+        kind === 'bridge' ? { ...planned.config, shellListen: `${net.bind}:${ports.shell}` } : planned.config;
+      out.push({ ...planned, config, container: COMPOSE_NET.host(kind, cell) });
+    }
+  }
+  return [...out, composeRouterTopology(world, paths), ...composeGeoServices(world, paths)];
+}
+
+/** `known_hosts` for every router's SSH port, as the client container and as the host reach it. */
+async function writeKnownHosts(paths: StackPaths, world: World): Promise<string> {
+  const ports = stackPorts(0);
+  const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
+  const entries: Array<[string, number]> = [
+    [COMPOSE_NET.host('router'), ports.routerSsh],
+    [ROUTER_TOPOLOGY, ports.routerTopologySsh],
+    ...geoCells(world).map((c): [string, number] => [geoServiceName('router', c), ports.geo(c.id).ssh]),
+  ];
+  const file = `${paths.root}/known_hosts`;
+  const line = (host: string, port: number) => `[${host}]:${port} ${hostKey}\n`;
+  await writeFile(file, entries.map(([host, port]) => line(host, port) + line(HOST, port)).join(''));
+  return file;
+}
+
+/** `COMPOSE_GITALY_<CELL>` settings: the cells pointed at another Gitaly container. */
+function gitalyHostsOf(world: World, env: NodeJS.ProcessEnv): Record<string, string> {
+  const hosts: Record<string, string> = {};
+  for (const cell of world.cells) {
+    const host = env[`COMPOSE_GITALY_${cell.name.toUpperCase()}`];
+    if (host) hosts[cell.name] = host;
+  }
+  return hosts;
+}
+
+/**
+ * The `init` service of compose.yaml: writes the world's data (STACK_TOPOLOGY, default the demo) and
+ * one config file per container into STACK_DATA_DIR (volumes shared by the containers), with services
+ * reaching each other by their compose names; the Geo secondaries' replicas and node keys; the
+ * `known_hosts` of every router; and the `gitlab` profile's Gitaly config. `COMPOSE_GITALY_<CELL>`
+ * (e.g. `COMPOSE_GITALY_CELL_EU1=gitaly-gitlab`) points a cell at another Gitaly container.
  */
 export async function composeInit(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  const world = composeWorld(env);
   const paths = stackPaths(dataDir);
   const ports = stackPorts(0);
   await mkdir(paths.configDir, { recursive: true });
-  const publicKeys = await ensureSecretsAndKeys(paths, DEMO);
-  const gitalyHosts: Record<string, string> = {};
-  for (const cell of DEMO.cells) {
-    const host = env[`COMPOSE_GITALY_${cell.name.toUpperCase()}`];
-    if (host) gitalyHosts[cell.name] = host;
+  const publicKeys = await ensureSecretsAndKeys(paths, world);
+  const net = composeNet(gitalyHostsOf(world, env));
+  const topology = worldTopology(world, ports, paths, publicKeys, net);
+  if (world.geo.length > 0) {
+    await ensureGeoSecrets(world, paths);
+    topology.geoSites = composeGeoSites(world, paths);
   }
-  const net = composeNet(gitalyHosts);
-  const topology = worldTopology(DEMO, ports, paths, publicKeys, net);
   await writeFile(paths.topology, `${JSON.stringify(topology, null, 2)}\n`);
-  await ensureRepositories(topology, DEMO);
-  const hostKey = (await readFile(`${paths.hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
-  const knownHosts = `${paths.root}/known_hosts`;
-  await writeFile(
-    knownHosts,
-    `[${COMPOSE_NET.host('router')}]:${ports.routerSsh} ${hostKey}\n[${HOST}]:${ports.routerSsh} ${hostKey}\n`,
-  );
-  const written: string[] = [knownHosts];
-  const ts = composeTopologyService(paths, net);
-  await writeFile(ts.spec.configFile, `${JSON.stringify(ts.config, null, 2)}\n`);
-  written.push(ts.spec.configFile);
-  for (const planned of planServices(DEMO, paths, ports, net, 'info')) {
-    if (planned.spec.service !== 'mock-cell') {
-      await writeFile(planned.spec.configFile, `${JSON.stringify(planned.config, null, 2)}\n`);
-      written.push(planned.spec.configFile);
-      continue;
-    }
-    for (const cell of DEMO.cells) {
-      const listen = (planned.config.listen as Array<{ cell: string }>).filter((l) => l.cell === cell.name);
-      const file = `${paths.configDir}/mock-cell-${cell.name}.json`;
-      const config = { ...planned.config, listen, topologyService: ts.grpc };
-      await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
-      written.push(file);
-    }
+  const repositories = await ensureRepositories(topology, world);
+  for (const cell of geoCells(world)) await mkdir(geoPaths(paths, cell).storage, { recursive: true });
+  await ensureReplicas(world, repositories, paths);
+  const written = [await writeKnownHosts(paths, world)];
+  for (const s of composeServices(world, paths, net)) {
+    await writeFile(s.spec.configFile, `${JSON.stringify(s.config, null, 2)}\n`);
+    written.push(s.spec.configFile);
   }
-  const token = (await readFile(paths.gitalyToken, 'utf8')).trim();
-  const toml = `${paths.configDir}/gitaly-gitlab.toml`;
-  const cell = GITLAB_GITALY_CELL;
-  await writeFile(toml, gitalyToml(paths, ports.gitaly(cell.id), cell, token), { mode: 0o600 });
-  written.push(toml);
+  const cell = world.cells.find((c) => c.name === GITLAB_GITALY_CELL.name);
+  if (cell) {
+    const token = (await readFile(paths.gitalyToken, 'utf8')).trim();
+    const toml = `${paths.configDir}/gitaly-gitlab.toml`;
+    await writeFile(toml, gitalyToml(paths, ports.gitaly(cell.id), cell, token), { mode: 0o600 });
+    written.push(toml);
+  }
   return written;
 }
 
-/** One check of a container's health: a TCP connect, or an HTTP GET that must answer below 500. */
-export interface HealthProbe {
-  kind: 'tcp' | 'http' | 'ssh';
-  port: number;
-  path?: string;
-}
-
-function portOf(address: unknown): number {
-  const s = String(address);
-  return Number(s.slice(s.lastIndexOf(':') + 1));
-}
-
-/** What `health` checks for a service, from its config file (the addresses it binds). */
-export function healthProbes(service: string, config: Record<string, unknown>): HealthProbe[] {
-  switch (service) {
-    case 'router':
-      return [
-        { kind: 'ssh', port: portOf(config.sshListen) },
-        // the router answers /api/v4/internal/… itself (404), without asking a cell
-        { kind: 'http', port: portOf(config.httpListen), path: '/api/v4/internal/health' },
-        ...(config.metricsListen
-          ? [{ kind: 'http' as const, port: portOf(config.metricsListen), path: '/metrics' }]
-          : []),
-      ];
-    case 'bridge':
-      return [
-        { kind: 'tcp', port: portOf(config.listen) },
-        ...(config.metricsListen
-          ? [{ kind: 'http' as const, port: portOf(config.metricsListen), path: '/readiness' }]
-          : []),
-      ];
-    case 'mock-cell':
-      return (config.listen as Array<{ address: string }>).map((l) => ({
-        kind: 'http' as const,
-        port: portOf(l.address),
-        path: '/api/v4/internal/check',
-      }));
-    case 'mock-gitaly':
-      return [{ kind: 'tcp', port: portOf(config.listen) }];
-    case 'topology-service':
-      return [
-        { kind: 'tcp', port: portOf(config.grpcListen) },
-        { kind: 'http', port: portOf(config.httpListen), path: '/readiness' },
-      ];
-    default:
-      return [];
-  }
-}
-
-function probe(p: HealthProbe, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const fail = (why: string) => reject(new Error(`${p.kind} 127.0.0.1:${p.port}${p.path ?? ''}: ${why}`));
-    if (p.kind === 'http') {
-      const req = request({ host: '127.0.0.1', port: p.port, path: p.path, timeout: timeoutMs }, (res) => {
-        res.resume();
-        if ((res.statusCode ?? 500) < 500) resolve();
-        else fail(`HTTP ${res.statusCode}`);
-      });
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', (err) => fail(err.message));
-      req.end();
-      return;
-    }
-    const socket = connect({ host: '127.0.0.1', port: p.port, timeout: timeoutMs });
-    socket.on('timeout', () => socket.destroy(new Error('timed out')));
-    socket.on('error', (err) => fail(err.message));
-    if (p.kind === 'tcp') {
-      socket.on('connect', () => {
-        socket.destroy();
-        resolve();
-      });
-      return;
-    }
-    // ssh: the server's identification line proves it serves SSH, not just that the port is bound
-    socket.once('data', (chunk) => {
-      socket.destroy();
-      if (chunk.toString('latin1').startsWith('SSH-2.0-')) resolve();
-      else fail('no SSH identification line');
-    });
-  });
-}
-
-/**
- * The containers' healthcheck (Dockerfile HEALTHCHECK, compose.yaml `healthcheck`): finds the
- * service this container runs (`node dist/<service>/main.js --config <file>`, pid 1) and checks every
- * address of its config from inside the container. A container running something else is healthy.
- */
-export async function composeHealth(cmdline: string[], timeoutMs = 2_000): Promise<string> {
-  const main = cmdline.find((a) => /^(?:\/app\/)?dist\/[^/]+\/main\.js$/.test(a));
-  const configAt = cmdline.indexOf('--config');
-  if (!main || configAt < 0 || !cmdline[configAt + 1]) return 'not a service container';
-  const service = main.split('/').at(-2) as string;
-  const config = JSON.parse(await readFile(cmdline[configAt + 1] as string, 'utf8')) as Record<
-    string,
-    unknown
-  >;
-  const probes = healthProbes(service, config);
-  await Promise.all(probes.map((p) => probe(p, timeoutMs)));
-  return `${service}: ${probes.map((p) => `${p.kind} ${p.port}`).join(', ')} answer`;
-}
-
 if (process.argv[1]?.endsWith('compose-init.js')) {
-  const fail = (what: string) => (err: unknown) => {
-    process.stderr.write(`${what}: ${(err as Error).message}\n`);
-    process.exit(1);
-  };
-  if (process.argv[2] === 'health') {
-    readFile('/proc/1/cmdline', 'utf8')
-      .then((raw) => composeHealth(raw.split('\0').filter(Boolean)))
-      .then((msg) => process.stdout.write(`healthy: ${msg}\n`), fail('unhealthy'));
-  } else {
-    composeInit(process.env.STACK_DATA_DIR ?? '/data', process.env).then(
-      (files) => process.stdout.write(`compose init wrote ${files.length} config files\n`),
-      fail('compose init failed'),
-    );
-  }
+  composeInit(process.env.STACK_DATA_DIR ?? '/data', process.env).then(
+    (files) => process.stdout.write(`compose init wrote ${files.length} config files\n`),
+    (err: unknown) => {
+      process.stderr.write(`compose init failed: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
 }

@@ -8,6 +8,8 @@
 #   sh client-scenario.sh held-clone   clone my-company/my-project, its request held for HOLD_MS
 #                                      after the first flush (to be interrupted between ls-refs and fetch)
 #   sh client-scenario.sh clone P U    clone project P as user U once
+#   sh client-scenario.sh push P U     clone project P as user U, push a new branch, print the remote's
+#                                      messages (REMOTE lines); e.g. through a Geo secondary's SSH entry
 # Every step prints one line the suite parses (CLONE / REF / PUSH / ARCHIVE / DENIED / FAIL) and the
 # scenario ends with `scenario: <n> ok, <m> failed`; the exit code is 0 only when nothing failed.
 set -u
@@ -105,6 +107,24 @@ scenario_all() {
     pass
   else
     fail "DENIED my-company/my-other-project alice: unexpected error: $(oneline "$WORK/denied.err")"
+  fi
+}
+
+# push <project> <user>: clone, commit, push a new branch `scenario/<stamp>` (ROUTER_SSH may be any SSH entry)
+push_one() {
+  clone "$1" "$2"
+  dir="$WORK/clone-$(echo "$1" | tr '/.' '__')-$2"
+  [ -d "$dir" ] || return
+  branch="scenario/$STAMP"
+  echo "pushed from the client container at $STAMP" >"$dir/scenario.txt"
+  git -C "$dir" add scenario.txt && git -C "$dir" commit --quiet -m "scenario $STAMP"
+  sha=$(git -C "$dir" rev-parse HEAD)
+  if GIT_SSH_COMMAND="$(ssh_for "$2")" git -C "$dir" push origin "HEAD:refs/heads/$branch" 2>"$WORK/push.err"; then
+    sed -n 's/^remote: /REMOTE /p' "$WORK/push.err"
+    echo "PUSH $1 refs/heads/$branch $sha"
+    pass
+  else
+    fail "PUSH $1 exit $?: $(oneline "$WORK/push.err")"
   fi
 }
 
@@ -218,8 +238,9 @@ case "${1:-all}" in
     exit $?
     ;;
   clone) clone "$2" "$3" ;;
+  push) push_one "$2" "$3" ;;
   *)
-    echo "usage: $0 all|push-big|slow-clone|held-clone|clone <project> <user>" >&2
+    echo "usage: $0 all|push-big|slow-clone|held-clone|clone <project> <user>|push <project> <user>" >&2
     exit 2
     ;;
 esac

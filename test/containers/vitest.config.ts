@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:containers`: the compose world in real containers (test/containers/), apart from
- * `npm test`. One file at a time: the world has 13 containers on a machine of 2 cores.
+ * `npm test`. One file at a time: the world has 19 containers on a machine of 2 cores.
  */
 export default defineConfig({
   test: {

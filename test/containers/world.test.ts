@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashedRepoPath } from '../../lib/repo-path.js';
 import { composeNet, TOPOLOGY_SERVICE } from '../../stack/compose-init.js';
+import { geoServiceName, ROUTER_TOPOLOGY } from '../../stack/compose-plan.js';
+import { geoPaths } from '../../stack/geo-plan.js';
 import { composeServiceName, stackPaths, stackPorts } from '../../stack/layout.js';
 import { worldTopology } from '../../stack/topology-file-convert.js';
 import { demoWorld } from '../../stack/topology-file-load.js';
+import type { WorldCell } from '../../stack/topology-file-resolve.js';
 import { run } from '../helpers/run.js';
 import { detectEngine } from './engine.js';
 import { type ClientRun, loadCompose, World } from './world.js';
@@ -45,9 +48,24 @@ const repoOf = (full: string) => {
   return r;
 };
 
-/** `refname sha` of every branch and tag of a bare repository inside its Gitaly container. */
-async function bareRefs(world: World, full: string): Promise<Map<string, string>> {
+/** Where cell_us0's Geo secondary keeps its replica of a project, and the Gitaly container serving it. */
+const GEO_CELL = demoWorld().cells[0] as WorldCell;
+const replicaOf = (full: string) => {
   const r = repoOf(full);
+  const primaryStorage = paths.storage(GEO_CELL.name);
+  return {
+    gitaly: geoServiceName('gitaly', GEO_CELL),
+    dir: `${geoPaths(paths, GEO_CELL).storage}${r.dir.slice(primaryStorage.length)}`,
+  };
+};
+
+/** `refname sha` of every branch and tag of a bare repository inside its Gitaly container. */
+async function bareRefs(
+  world: World,
+  full: string,
+  at: { gitaly: string; dir: string } = repoOf(full),
+): Promise<Map<string, string>> {
+  const r = at;
   const out = await world.exec(r.gitaly, [
     'git',
     '--git-dir',
@@ -128,6 +146,74 @@ describe.skipIf(!engine.ok && !required)('the compose world in containers', () =
     >;
     expect(Object.keys(bindings).sort()).toEqual(['2222/tcp', '8080/tcp']);
     for (const b of Object.values(bindings)) expect(b.map((x) => x.HostIp)).toEqual(['127.0.0.1']);
+    for (const [name, port] of [
+      [ROUTER_TOPOLOGY, 2223],
+      [geoServiceName('router', GEO_CELL), 2224],
+    ] as const) {
+      expect((await world.hostPort(name, port)).ip, name).toBe('127.0.0.1');
+    }
+  });
+
+  it('clones through the topology router: the Topology Service names each project’s cell, reached at its bridge', async () => {
+    const ports = stackPorts(0);
+    const env = { ROUTER_SSH: `${ROUTER_TOPOLOGY}:${ports.routerTopologySsh}` };
+    // one project per cell that owns one, each as a user who may read it
+    const cases: Array<[string, string]> = [
+      ['gitlab-org/gitlab-test', 'bob'],
+      ['not-my-company/not-my-project', 'root'],
+      ['my-company/my-project', 'alice'],
+    ];
+    expect(new Set(cases.map(([full]) => repoOf(full).cell.name)).size).toBe(cases.length);
+    for (const [full, user] of cases) {
+      const r = await world.runClient(['clone', full, user], env);
+      expect(r.output, r.output).toMatch(/scenario: 1 ok, 0 failed/);
+      expect(r.exitCode).toBe(0);
+      const bare = await bareRefs(world, full);
+      const seen = lines(r, 'REF').filter((l) => l[1] === full);
+      expect(seen.length, full).toBeGreaterThan(0);
+      for (const [, , ref = '', sha] of seen) {
+        expect(bare.get(ref.replace('refs/remotes/origin/', 'refs/heads/')), `${full} ${ref}`).toBe(sha);
+      }
+    }
+    // the topology router asked the Topology Service: its Classify counter moved
+    const metrics = await world.exec(ROUTER_TOPOLOGY, [
+      'node',
+      '-e',
+      `fetch('http://127.0.0.1:${ports.routerTopologyMetrics}/metrics').then(async (r) => console.log(await r.text()))`,
+    ]);
+    const counter = (name: string) =>
+      Number(new RegExp(`^gitlab_cells_router_${name}_total (\\d+)`, 'm').exec(metrics.output)?.[1] ?? -1);
+    expect(counter('topology_classifies'), metrics.output).toBeGreaterThanOrEqual(cases.length);
+    expect(counter('topology_errors')).toBe(0);
+    expect(counter('topology_not_found')).toBe(0);
+  });
+
+  it('pushes through the Geo secondary’s SSH entry: the push lands on the primary and replicates back', async () => {
+    const ports = stackPorts(0).geo(GEO_CELL.id);
+    const full = 'gitlab-org/gitlab-test';
+    expect(repoOf(full).cell.name).toBe(GEO_CELL.name);
+    const r = await world.runClient(['push', full, 'bob'], {
+      ROUTER_SSH: `${geoServiceName('router', GEO_CELL)}:${ports.ssh}`,
+    });
+    expect(r.output, r.output).toMatch(/scenario: 2 ok, 0 failed/);
+    expect(r.exitCode).toBe(0);
+    // the secondary's console lines: forwarded to the primary's SSH entry
+    const remote = r.output.split('\n').filter((l) => l.startsWith('REMOTE '));
+    expect(remote.join('\n')).toContain(
+      'REMOTE This request to a Geo secondary node will be forwarded to the',
+    );
+    expect(remote.join('\n')).toContain(`ssh://git@router:2222/${full}.git`);
+    const [, project, ref = '', sha = ''] = lines(r, 'PUSH')[0] ?? [];
+    expect(project).toBe(full);
+    expect((await bareRefs(world, full)).get(ref), 'the primary has the pushed branch').toBe(sha);
+    // the primary tells the secondary, which fetches the push into its replica
+    const deadline = Date.now() + 30_000;
+    let replica = await bareRefs(world, full, replicaOf(full));
+    while (replica.get(ref) !== sha && Date.now() < deadline) {
+      await new Promise((res) => setTimeout(res, 500));
+      replica = await bareRefs(world, full, replicaOf(full));
+    }
+    expect(replica.get(ref), 'the replica followed the primary').toBe(sha);
   });
 
   it('the Topology Service is healthy and classifies each demo project’s route to the cell that claimed it', async () => {

@@ -164,7 +164,14 @@ export async function waitHealthy(
       );
     }
     if (engine.podman && engine.socketPath && state.Running) {
-      const r = await engineGet(engine.socketPath, `/v4.0.0/libpod/containers/${container.id}/healthcheck`);
+      // the engine runs the check (a node process in the container) before it answers: on a loaded
+      // machine one run may outlast a poll's timeout, which is one more unhealthy poll, not a failure
+      const path = `/v4.0.0/libpod/containers/${container.id}/healthcheck`;
+      const pollMs = Math.max(1_000, Math.min(30_000, deadline - Date.now()));
+      const r = await engineGet(engine.socketPath, path, pollMs).catch((err: Error) => ({
+        status: 0,
+        body: err.message,
+      }));
       if (r.status === 200 && (JSON.parse(r.body) as { Status: string }).Status === 'healthy') return;
       last = r.body.trim();
     } else {
@@ -437,7 +444,11 @@ export class World {
       await dockerode
         .getContainer(info.Id)
         .remove({ force: true, v: true })
-        .catch((err: Error) => errors.push(`${info.Names.join(',')}: ${err.message}`));
+        .catch((err: Error) => {
+          // removed meanwhile by the engine (the stop above was still under way)
+          if (!/no such container|not found/i.test(err.message))
+            errors.push(`${info.Names.join(',')}: ${err.message}`);
+        });
     }
     for (const volume of this.volumes.splice(0)) {
       await dockerode

@@ -1,22 +1,27 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { projectRoot } from '../../lib/proto.js';
 import type { Topology } from '../../mock-cell/topology-types.js';
+import { composeFileFor } from '../../stack/compose-file.js';
+import { healthProbes } from '../../stack/compose-health.js';
 import {
   composeInit,
+  composeServices,
   composeTopologyService,
   GITLAB_GITALY_CELL,
-  healthProbes,
   TOPOLOGY_SERVICE,
 } from '../../stack/compose-init.js';
+import { geoServiceName, geoVolumeMount, ROUTER_TOPOLOGY } from '../../stack/compose-plan.js';
+import { repositoryDirs } from '../../stack/demo-data.js';
 import { COMPOSE_NET, composeServiceName, stackPaths, stackPorts } from '../../stack/layout.js';
 import { nodeFlagsFor } from '../../stack/node-flags.js';
 import { planServices } from '../../stack/stack-config.js';
-import { demoWorld } from '../../stack/topology-file-load.js';
+import { DEMO_TOPOLOGY_FILE, demoWorld, loadTopologyFile } from '../../stack/topology-file-load.js';
+import type { WorldCell } from '../../stack/topology-file-resolve.js';
 import { run } from '../helpers/run.js';
 
 interface ComposeService {
@@ -44,54 +49,32 @@ const compose = parse(readFileSync(join(root, 'compose.yaml'), 'utf8'), { merge:
 const paths = stackPaths('/data');
 const planned = planServices(demoWorld(), stackPaths('/data'), stackPorts(0), COMPOSE_NET, 'info');
 const topologyService = composeTopologyService(stackPaths('/data'), COMPOSE_NET);
+const services = composeServices(demoWorld(), paths, COMPOSE_NET);
+const usGeo = demoWorld().cells[0] as WorldCell;
 
 function portOf(address: unknown): string {
   return String(address).split(':').pop() as string;
 }
 
-/** The container that runs one planned service (mock-cell is split per cell under compose). */
-function expectedContainers() {
-  const out: Array<{ name: string; main: string; config: string; ports: string[] }> = [
-    {
-      name: TOPOLOGY_SERVICE,
-      main: 'dist/topology-service/main.js',
-      config: topologyService.spec.configFile,
-      ports: [portOf(topologyService.config.grpcListen), portOf(topologyService.config.httpListen)],
-    },
-  ];
-  for (const p of planned) {
-    const c = p.config;
-    if (p.spec.service === 'mock-cell') {
-      for (const cell of demoWorld().cells) {
-        const listen = (c.listen as Array<{ cell: string; address: string }>).find(
-          (l) => l.cell === cell.name,
-        );
-        out.push({
-          name: composeServiceName('rails', cell),
-          main: 'dist/mock-cell/main.js',
-          config: `/data/config/mock-cell-${cell.name}.json`,
-          ports: [portOf(listen?.address)],
-        });
-      }
-      continue;
-    }
-    const cell = demoWorld().cells.find((d) => p.spec.name.endsWith(d.name));
-    const kind =
-      p.spec.service === 'mock-gitaly' ? 'gitaly' : p.spec.service === 'bridge' ? 'bridge' : 'router';
-    const ports =
-      kind === 'router'
-        ? [portOf(c.sshListen), portOf(c.httpListen), portOf(c.metricsListen)]
-        : kind === 'bridge'
-          ? [portOf(c.listen), portOf(c.metricsListen)]
-          : [portOf(c.listen)];
-    out.push({
-      name: composeServiceName(kind, cell),
-      main: `dist/${p.spec.service}/main.js`,
-      config: p.spec.configFile,
-      ports,
-    });
+/** Every address a config binds (its listen settings). */
+function boundPorts(config: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const key of ['listen', 'sshListen', 'httpListen', 'metricsListen', 'shellListen', 'grpcListen']) {
+    const v = config[key];
+    if (Array.isArray(v)) out.push(...v.map((l: { address: string }) => portOf(l.address)));
+    else if (v !== undefined) out.push(portOf(v));
   }
   return out;
+}
+
+/** The container that runs each planned service of the compose world (`composeServices`). */
+function expectedContainers() {
+  return services.map((s) => ({
+    name: s.container,
+    main: `dist/${s.spec.service}/main.js`,
+    config: s.spec.configFile,
+    ports: boundPorts(s.config),
+  }));
 }
 
 describe('compose.yaml', () => {
@@ -123,15 +106,95 @@ describe('compose.yaml', () => {
     },
   );
 
-  it('publishes the router on the default SSH and HTTP ports, on 127.0.0.1 only', () => {
+  it('publishes the three SSH entries (learn router, topology router, Geo secondary) on 127.0.0.1 only', () => {
     const ports = stackPorts(0);
-    expect(compose.services.router?.ports).toEqual([
-      `127.0.0.1:${ports.routerSsh}:${ports.routerSsh}`,
-      `127.0.0.1:${ports.routerHttp}:${ports.routerHttp}`,
-    ]);
-    for (const [name, svc] of Object.entries(compose.services)) {
-      if (name !== 'router') expect(svc.ports, name).toBeUndefined();
+    const loopback = (port: number) => `127.0.0.1:${port}:${port}`;
+    const published = Object.fromEntries(
+      Object.entries(compose.services)
+        .filter(([, svc]) => svc.ports)
+        .map(([name, svc]) => [name, svc.ports]),
+    );
+    expect(published).toEqual({
+      router: [loopback(ports.routerSsh), loopback(ports.routerHttp)],
+      [ROUTER_TOPOLOGY]: [loopback(ports.routerTopologySsh), loopback(ports.routerTopologyHttp)],
+      [geoServiceName('router', usGeo)]: [loopback(ports.geo(usGeo.id).ssh)],
+    });
+    expect([ports.routerTopologySsh, ports.geo(usGeo.id).ssh]).toEqual([2223, 2224]);
+  });
+
+  it('runs the topology router against the Topology Service, each cell at its bridge host on the shared cell-endpoint port', () => {
+    const ports = stackPorts(0);
+    const router = services.find((s) => s.container === ROUTER_TOPOLOGY)?.config ?? {};
+    expect(router).toMatchObject({
+      routing: 'topology',
+      topologyServiceAddress: `${TOPOLOGY_SERVICE}:${ports.topologyGrpc}`,
+      topologyServiceUrl: `http://${TOPOLOGY_SERVICE}:${ports.topologyHttp}`,
+      cellEndpointScheme: 'http',
+      cellEndpointPort: ports.shell,
+    });
+    expect((router.cells as Array<{ url: string }>).map((c) => c.url)).toEqual(
+      demoWorld().cells.map((c) => `http://${composeServiceName('bridge', c)}:${ports.shell}`),
+    );
+    // what proxy.address answers is the host the router keeps: the bridge container's name
+    expect(topologyService.config.cells).toEqual(
+      demoWorld().cells.map((c) => expect.objectContaining({ address: composeServiceName('bridge', c) })),
+    );
+    for (const cell of demoWorld().cells) {
+      const bridge = services.find((s) => s.container === composeServiceName('bridge', cell));
+      expect(bridge?.config.shellListen, cell.name).toBe(`0.0.0.0:${ports.shell}`);
     }
+    expect(compose.services[ROUTER_TOPOLOGY]?.depends_on).toEqual({
+      init: { condition: 'service_completed_successfully' },
+      [TOPOLOGY_SERVICE]: { condition: 'service_healthy' },
+      ...Object.fromEntries(
+        demoWorld().cells.map((c) => [composeServiceName('bridge', c), { condition: 'service_healthy' }]),
+      ),
+    });
+  });
+
+  it('runs cell_us0’s Geo secondary: replicas on a volume of its own, Rails with geoSite, a site router reaching its bridge', () => {
+    const ports = stackPorts(0).geo(usGeo.id);
+    const config = (kind: 'gitaly' | 'rails' | 'bridge' | 'router') =>
+      services.find((s) => s.container === geoServiceName(kind, usGeo))?.config ?? {};
+    expect(config('rails')).toMatchObject({
+      geoSite: `${usGeo.name}-geo`,
+      listen: [{ cell: usGeo.name, address: `0.0.0.0:${ports.rails}` }],
+    });
+    expect(config('gitaly').gitlabUrl).toBe(`http://${geoServiceName('rails', usGeo)}:${ports.rails}`);
+    expect(config('bridge').railsUrl).toBe(`http://${geoServiceName('rails', usGeo)}:${ports.rails}`);
+    expect(config('router')).toMatchObject({
+      routing: 'site',
+      sshListen: `0.0.0.0:${ports.ssh}`,
+      cells: [expect.objectContaining({ url: `http://${geoServiceName('bridge', usGeo)}:${ports.bridge}` })],
+    });
+    // no address of the local plan is left
+    expect(JSON.stringify(services.map((s) => s.config))).not.toContain('127.0.0.1');
+    const volume = `repositories-us0-geo:${geoVolumeMount(paths, usGeo)}`;
+    expect(compose.volumes).toHaveProperty('repositories-us0-geo');
+    for (const name of ['init', geoServiceName('gitaly', usGeo), geoServiceName('rails', usGeo)]) {
+      expect(compose.services[name]?.volumes, name).toContain(volume);
+    }
+    expect(compose.services[geoServiceName('bridge', usGeo)]?.depends_on).toEqual({
+      init: { condition: 'service_completed_successfully' },
+      [geoServiceName('rails', usGeo)]: { condition: 'service_healthy' },
+      [geoServiceName('gitaly', usGeo)]: { condition: 'service_healthy' },
+    });
+    // the site router proxies pushes to the primary's bridge: both must be up
+    expect(compose.services[geoServiceName('router', usGeo)]?.depends_on).toEqual({
+      init: { condition: 'service_completed_successfully' },
+      [geoServiceName('bridge', usGeo)]: { condition: 'service_healthy' },
+      [composeServiceName('bridge', usGeo)]: { condition: 'service_healthy' },
+    });
+  });
+
+  it('takes the world from STACK_TOPOLOGY, by default the image’s topologies/demo.json', () => {
+    expect(compose.services.init?.environment?.STACK_TOPOLOGY).toMatch(
+      /^\$\{STACK_TOPOLOGY:-\/app\/topologies\/demo\.json\}$/,
+    );
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('WORKDIR /app');
+    expect(dockerfile).toContain('COPY --from=build /app/topologies topologies');
+    expect(dockerfile).toContain('COPY --from=build /app/schemas schemas');
   });
 
   it.each(expectedContainers().map((e) => [e.name] as const))(
@@ -141,7 +204,7 @@ describe('compose.yaml', () => {
       expect(svc.restart).toBe('unless-stopped');
       expect(svc.networks).toEqual(['cells']);
       expect(svc.user).toBeUndefined(); // the image's non-root user
-      expect(svc.healthcheck?.test).toEqual(['CMD', 'node', 'dist/stack/compose-init.js', 'health']);
+      expect(svc.healthcheck?.test).toEqual(['CMD', 'node', 'dist/stack/compose-health.js']);
       expect(svc.depends_on?.init).toEqual({ condition: 'service_completed_successfully' });
     },
   );
@@ -264,7 +327,13 @@ describe('stack/compose-init.ts', () => {
     }
     const hostKey = (await readFile(`${p.hostKey}.pub`, 'utf8')).split(' ').slice(0, 2).join(' ');
     expect(await readFile(`${p.root}/known_hosts`, 'utf8')).toBe(
-      `[router]:2222 ${hostKey}\n[127.0.0.1]:2222 ${hostKey}\n`,
+      [
+        ['router', 2222],
+        [ROUTER_TOPOLOGY, 2223],
+        [geoServiceName('router', usGeo), 2224],
+      ]
+        .map(([host, port]) => `[${host}]:${port} ${hostKey}\n[127.0.0.1]:${port} ${hostKey}\n`)
+        .join(''),
     );
     const toml = `${p.configDir}/gitaly-gitlab.toml`;
     expect(((await stat(toml)).mode & 0o777).toString(8)).toBe('600');
@@ -301,6 +370,53 @@ describe('stack/compose-init.ts', () => {
     }
   });
 
+  it('writes the Geo sites as the containers reach each other, the node keys, and a replica of every primary project', async () => {
+    const p = stackPaths(dir);
+    const topology = JSON.parse(await readFile(p.topology, 'utf8')) as Topology;
+    const site = `${usGeo.name}-geo`;
+    expect(topology.geoSites?.map((g) => [g.name, g.role, g.url, g.ssh])).toEqual([
+      [usGeo.name, 'primary', 'http://bridge-us0:4001', 'router:2222'],
+      [site, 'secondary', 'http://bridge-us0-geo:4011', 'router-us0-geo:2224'],
+    ]);
+    const secondary = topology.geoSites?.[1];
+    expect(secondary?.gitaly?.address).toBe('tcp://gitaly-us0-geo:9011');
+    const storage = `${p.root}/geo/${site}/repositories`;
+    expect(secondary?.gitaly?.storages.default).toBe(storage);
+    for (const g of topology.geoSites ?? []) expect(existsSync(g.secretAccessKeyFile), g.name).toBe(true);
+    const primaryStorage = p.storage(usGeo.name);
+    const primaryRepos = Object.values(repositoryDirs(topology)).filter((d) => d.startsWith(primaryStorage));
+    expect(primaryRepos.length).toBeGreaterThan(0);
+    for (const repo of primaryRepos) {
+      const replica = `${storage}${repo.slice(primaryStorage.length)}`;
+      const [a, b] = await Promise.all(
+        [repo, replica].map((d) => run('git', ['--git-dir', d, 'rev-parse', 'refs/heads/main'])),
+      );
+      expect(b?.stdout.trim(), replica).toBe(a?.stdout.trim());
+    }
+  });
+
+  it('writes the world of the topology file STACK_TOPOLOGY names; a bad file fails with its problems', async () => {
+    const other = await mkdtemp(join(tmpdir(), 'compose-init-own-'));
+    try {
+      const demo = JSON.parse(readFileSync(DEMO_TOPOLOGY_FILE, 'utf8')) as Record<string, unknown> & {
+        projects: Array<{ path: string; visibility: string }>;
+      };
+      delete demo.$schema;
+      demo.projects.push({ path: 'my-company/from-my-file', visibility: 'public' });
+      const file = join(other, 'my-world.json');
+      await writeFile(file, JSON.stringify(demo));
+      await composeInit(join(other, 'data'), { STACK_TOPOLOGY: file });
+      const topology = JSON.parse(
+        await readFile(stackPaths(join(other, 'data')).topology, 'utf8'),
+      ) as Topology;
+      expect(topology.projects.map((x) => `${x.namespace}/${x.path}`)).toContain('my-company/from-my-file');
+      await writeFile(file, JSON.stringify({ ...demo, cells: [] }));
+      await expect(composeInit(join(other, 'bad'), { STACK_TOPOLOGY: file })).rejects.toThrow(/problem/);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('points a cell at another Gitaly container with COMPOSE_GITALY_<CELL>, and only that cell', async () => {
     const topology = JSON.parse(await readFile(stackPaths(dir).topology, 'utf8')) as Topology;
     const addresses = Object.fromEntries(topology.cells.map((c) => [c.name, c.gitaly.address]));
@@ -329,4 +445,63 @@ describe('stack/compose-init.ts', () => {
     ]);
     expect(healthProbes('something-else', {})).toEqual([]);
   });
+});
+
+describe('stack/compose-file.ts', () => {
+  const generated = composeFileFor(demoWorld(), '/host/my-world.json') as {
+    services: Record<string, ComposeService & Record<string, unknown>>;
+    volumes: Record<string, unknown>;
+  };
+  const sorted = (list: string[] | undefined) => [...(list ?? [])].sort();
+
+  it('generates compose.yaml’s services for the demo (but the client and the gitlab profile)', () => {
+    const names = Object.keys(compose.services).filter((n) => n !== 'client' && n !== 'gitaly-gitlab');
+    expect(Object.keys(generated.services).sort()).toEqual(names.sort());
+    expect(Object.keys(generated.volumes).sort()).toEqual(Object.keys(compose.volumes).sort());
+    for (const name of names) {
+      const want = compose.services[name] as ComposeService;
+      const got = generated.services[name] as ComposeService;
+      expect(got.command, name).toEqual(want.command);
+      expect(got.depends_on, name).toEqual(want.depends_on);
+      expect(got.ports, name).toEqual(want.ports);
+      expect(sorted(got.expose), name).toEqual(sorted(want.expose));
+      expect(got.healthcheck, name).toEqual(want.healthcheck);
+      const volumes = sorted(got.volumes).filter((v) => !v.endsWith(':/world/topology.json:ro'));
+      expect(volumes, name).toEqual(sorted(want.volumes));
+    }
+    expect(generated.services.init?.volumes).toContain('/host/my-world.json:/world/topology.json:ro');
+    expect(generated.services.init?.environment?.STACK_TOPOLOGY).toBe('/world/topology.json');
+  });
+
+  it('generates a world of other cell names whose every config the init writes from that file', async () => {
+    const other = await mkdtemp(join(tmpdir(), 'compose-file-'));
+    try {
+      const names: Record<string, string> = {
+        cell_us0: 'cell_ams',
+        cell_us1: 'cell_fra',
+        cell_eu0: 'cell_tok',
+        cell_eu1: 'cell_syd',
+      };
+      const text = readFileSync(DEMO_TOPOLOGY_FILE, 'utf8')
+        .replace(/cell_(us0|us1|eu0|eu1)/g, (m) => names[m] as string)
+        .replace('"$schema": "../schemas/topology.schema.json",', '');
+      const file = join(other, 'world.json');
+      await writeFile(file, text);
+      const world = loadTopologyFile(file);
+      const own = composeFileFor(world, file) as { services: Record<string, ComposeService> };
+      expect(Object.keys(own.services)).toEqual(
+        expect.arrayContaining(['cell-ams', 'bridge-tok', 'gitaly-syd', 'router-ams-geo', 'cell-ams-geo']),
+      );
+      expect(JSON.stringify(own)).not.toMatch(/us0|eu1/);
+      const written = await composeInit(join(other, 'data'), { STACK_TOPOLOGY: file });
+      for (const [name, svc] of Object.entries(own.services)) {
+        const at = svc.command?.indexOf('--config') ?? -1;
+        if (at < 0) continue;
+        const config = String(svc.command?.[at + 1]).replace('/data', join(other, 'data'));
+        expect(written, name).toContain(config);
+      }
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -41,6 +41,14 @@ function cellOfProject(world: World, path: string): string {
   return world.organizations.find((o) => o.path === ns?.organization)?.cell ?? '?';
 }
 
+/** `http://<user>:<password>@<router host>/<project>.git`. */
+function httpCloneUrl(world: World, routerHttp: string, example: { user: string; project: string }): string {
+  const url = new URL(`${routerHttp}/${example.project}.git`);
+  url.username = example.user;
+  url.password = world.users.find((u) => u.username === example.user)?.password ?? '';
+  return url.href;
+}
+
 /** What the stack prints once every service of it is listening. */
 export function upBanner(world: World, paths: StackPaths, ports: StackPorts, geo: boolean): string {
   const router = mainRouter(world, ports);
@@ -72,6 +80,8 @@ export function upBanner(world: World, paths: StackPaths, ports: StackPorts, geo
           `Clone as ${example.user} (${example.why}, served by ${cellOfProject(world, example.project)}):`,
           `  export GIT_SSH_COMMAND="${sshCommand(example.user)}"`,
           `  git clone ssh://git@${router.ssh}/${example.project}.git`,
+          'or over HTTP (Basic auth with the password of the topology file):',
+          `  git clone ${httpCloneUrl(world, router.http, example)}`,
           '',
         ]
       : []),

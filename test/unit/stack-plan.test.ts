@@ -113,6 +113,8 @@ describe('the demo world', () => {
       'Clone as alice (Developer in my-company/my-project, served by cell_eu0):',
       '  export GIT_SSH_COMMAND="ssh -i /v/keys/alice -o IdentitiesOnly=yes -o UserKnownHostsFile=/v/known_hosts"',
       '  git clone ssh://git@127.0.0.1:2222/my-company/my-project.git',
+      'or over HTTP (Basic auth with the password of the topology file):',
+      '  git clone http://alice:alice-password@127.0.0.1:8080/my-company/my-project.git',
       '',
       'Other users: root, alice, bob, carol, dave, john.doe (keys in /v/keys).',
       'Press Ctrl-C to stop.',

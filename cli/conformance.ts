@@ -53,7 +53,7 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
     const stack: StackJson = world?.stackJson ?? readStackJson(o.world as string);
     const ours = stack.routerTopology ?? stack.router;
     const router: RouterUnderTest = {
-      ssh: o.ssh ?? (world ? ours.ssh : undefined),
+      ssh: o.ssh ?? ours.ssh,
       ...(o.http !== undefined ? { http: o.http } : {}),
       ours: o.ssh === undefined || o.ssh === ours.ssh,
     };

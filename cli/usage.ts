@@ -77,7 +77,7 @@ ${DATA}
   conformance: `Usage: gitlab-cells-ssh conformance [--ssh H:P] [--http URL] [--world DIR] [--only S1,S5] [--json F]
 
 Runs the conformance checks against a router and prints a table; exit 1 when a check fails.
-  --ssh H:P          the SSH front of the router under test (default: the kit's world's own router)
+  --ssh H:P          the SSH front of the router under test (default: the world's own topology router)
   --http URL         its HTTP front (the HTTP checks are not built yet)
   --world DIR        the data folder of a running world (up --topology conformance/world.json);
                      default: the kit starts a world of its own and stops it after

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { ControlError } from '../fixture/control-client.js';
 import { control, down, journal, status } from './commands.js';
+import { conformance } from './conformance.js';
 import { up } from './up.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, HELP, UsageError } from './usage.js';
 import { dataDirOf } from './world-files.js';
@@ -27,6 +28,19 @@ const OPTIONS = {
   json: { type: 'boolean' },
 } as const;
 
+/** `conformance` takes `--json F` (a file), unlike `journal --json`. */
+const CONFORMANCE_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  'data-dir': { type: 'string' },
+  ssh: { type: 'string' },
+  http: { type: 'string' },
+  world: { type: 'string' },
+  only: { type: 'string' },
+  json: { type: 'string' },
+  profile: { type: 'string' },
+  edge: { type: 'string' },
+} as const;
+
 /** Which options each command takes (besides --help and --data-dir). */
 const ALLOWED: Record<string, string[]> = {
   up: ['topology', 'port-offset', 'free-ports', 'detach'],
@@ -34,6 +48,7 @@ const ALLOWED: Record<string, string[]> = {
   status: [],
   journal: ['follow', 'cell', 'service', 'since', 'endpoint', 'json'],
   control: [],
+  conformance: ['ssh', 'http', 'world', 'only', 'json', 'profile', 'edge'],
 };
 
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
@@ -70,6 +85,16 @@ async function run(command: string, flags: Flags, words: string[]): Promise<numb
       };
       return journal(dataDir, query, flags.follow === true, flags.json === true);
     }
+    case 'conformance':
+      return conformance({
+        ssh: str(flags.ssh),
+        http: str(flags.http),
+        world: str(flags.world),
+        only: str(flags.only),
+        json: str(flags.json),
+        profile: str(flags.profile),
+        edge: str(flags.edge),
+      });
     default:
       return control(dataDir, words);
   }
@@ -83,12 +108,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const allowed = ALLOWED[command];
   if (!allowed) throw new UsageError(`unknown command ${command}`);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: OPTIONS,
-    allowPositionals: true,
-    strict: true,
-  });
+  const parse = { args: rest, allowPositionals: true, strict: true } as const;
+  const { values, positionals } =
+    command === 'conformance'
+      ? parseArgs({ ...parse, options: CONFORMANCE_OPTIONS })
+      : parseArgs({ ...parse, options: OPTIONS });
   if (values.help) {
     process.stdout.write(HELP[command] as string);
     return EXIT_OK;

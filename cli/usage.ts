@@ -29,6 +29,7 @@ Commands:
   status    what runs in the world of a data folder
   journal   what the world's services received (--follow to keep reading)
   control   program a service: control <target> [<cell>] <op> [json-args]
+  conformance  run the router conformance kit (README "Conformance")
 
 "gitlab-cells-ssh <command> --help" describes one command.
 Exit codes: 0 ok, 1 failure, 2 usage, 78 bad topology or settings.
@@ -72,5 +73,17 @@ gitaly <cell>, bridge <cell>, world; "control reset" resets every target. Exampl
   gitlab-cells-ssh control rails cell_eu0 maintenance '{"organization":"my-company","state":"time-bounded"}'
   gitlab-cells-ssh control world clockSkew '{"ms":-120000}'
 ${DATA}
+`,
+  conformance: `Usage: gitlab-cells-ssh conformance [--ssh H:P] [--http URL] [--world DIR] [--only S1,S5] [--json F]
+
+Runs the conformance checks against a router and prints a table; exit 1 when a check fails.
+  --ssh H:P          the SSH front of the router under test (default: the world's own topology router)
+  --http URL         its HTTP front (the HTTP checks are not built yet)
+  --world DIR        the data folder of a running world (up --topology conformance/world.json);
+                     default: the kit starts a world of its own and stops it after
+  --only S1,S5       only these checks
+  --json F           also write the report as JSON to F
+  --profile P        release profile; only gitlab-shell-14.57.6 exists
+  --edge E           edge in front of the router; only none exists
 `,
 };

@@ -1,0 +1,36 @@
+/**
+ * @file What a conformance check is (README "Conformance"): a small named module with the
+ * gitlab-shell file or MR it comes from, what the router must be given (`needs`), and `run(ctx)`,
+ * which programs the world, drives the router under test and judges from the world's journal.
+ */
+import type { CheckContext } from './context.js';
+
+/** What a router under test is reached by: its SSH front, its HTTP front. */
+export type Need = 'ssh' | 'http';
+
+export type Verdict =
+  | { kind: 'pass' }
+  | { kind: 'fail'; seen: string }
+  | { kind: 'divergence'; reason: string }
+  | { kind: 'not-run'; why: string };
+
+export interface ConformanceCheck {
+  /** `S5` (reference-cell.md §5.1 numbering; `H…` for the HTTP front, next slice). */
+  id: string;
+  /** What it asserts, in one line. */
+  title: string;
+  /** The gitlab-shell file or MR the expectation comes from. */
+  source: string;
+  needs: Need[];
+  run(ctx: CheckContext): Promise<Verdict>;
+}
+
+export const pass = (): Verdict => ({ kind: 'pass' });
+export const fail = (seen: string): Verdict => ({ kind: 'fail', seen });
+export const divergence = (reason: string): Verdict => ({ kind: 'divergence', reason });
+export const notRun = (why: string): Verdict => ({ kind: 'not-run', why });
+
+/** The first failing verdict of several judgements, else a pass. */
+export function firstFailure(verdicts: Verdict[]): Verdict {
+  return verdicts.find((v) => v.kind === 'fail') ?? pass();
+}

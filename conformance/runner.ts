@@ -1,0 +1,101 @@
+/**
+ * @file Runs checks in order against a router under test, a world given: a verdict per check
+ * ("not run" when its needs are not given; a check that throws fails with the error), a table for
+ * people and a JSON report.
+ */
+import { writeFileSync } from 'node:fs';
+import type { StackJson } from '../lib/contracts/stack.js';
+import { type ConformanceCheck, fail, notRun, type Verdict } from './check.js';
+import { CHECKS } from './checks/index.js';
+import { checkContext, type RouterUnderTest } from './context.js';
+
+export interface CheckResult {
+  id: string;
+  title: string;
+  source: string;
+  verdict: Verdict;
+  durationMs: number;
+}
+
+export interface ConformanceReport {
+  profile: string;
+  edge: string;
+  router: RouterUnderTest;
+  results: CheckResult[];
+  failed: number;
+}
+
+export interface RunOptions {
+  only?: string[];
+  profile?: string;
+  edge?: string;
+  checks?: readonly ConformanceCheck[];
+}
+
+export async function runChecks(
+  stack: StackJson,
+  router: RouterUnderTest,
+  options: RunOptions = {},
+): Promise<ConformanceReport> {
+  const all = options.checks ?? CHECKS;
+  const unknown = (options.only ?? []).filter((id) => !all.some((c) => c.id === id));
+  if (unknown.length > 0)
+    throw new Error(`no check ${unknown.join(', ')} (there are ${all.map((c) => c.id).join(', ')})`);
+  const ctx = checkContext(stack, router);
+  const results: CheckResult[] = [];
+  try {
+    for (const check of all.filter((c) => !options.only || options.only.includes(c.id))) {
+      const started = Date.now();
+      const verdict = await verdictOf(check, router, () => check.run(ctx));
+      results.push({
+        id: check.id,
+        title: check.title,
+        source: check.source,
+        verdict,
+        durationMs: Date.now() - started,
+      });
+    }
+  } finally {
+    ctx.close();
+  }
+  return {
+    profile: options.profile ?? 'gitlab-shell-14.57.6',
+    edge: options.edge ?? 'none',
+    router,
+    results,
+    failed: results.filter((r) => r.verdict.kind === 'fail').length,
+  };
+}
+
+async function verdictOf(check: ConformanceCheck, router: RouterUnderTest, run: () => Promise<Verdict>) {
+  const missing = check.needs.filter((n) => router[n] === undefined);
+  if (missing.length > 0) return notRun(`needs --${missing.join(' and --')}`);
+  try {
+    return await run();
+  } catch (err) {
+    return fail(`the check threw: ${(err as Error).message}`);
+  }
+}
+
+const LABEL: Record<Verdict['kind'], string> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  divergence: 'known divergence',
+  'not-run': 'not run',
+};
+
+/** One line per check: id, what it asserts, the verdict and what was seen (or why). */
+export function reportTable(report: ConformanceReport): string {
+  const lines = report.results.map((r) => {
+    const v = r.verdict;
+    const why =
+      v.kind === 'fail' ? v.seen : v.kind === 'divergence' ? v.reason : v.kind === 'not-run' ? v.why : '';
+    return `${r.id.padEnd(4)} ${LABEL[v.kind].padEnd(16)} ${r.title}${why ? `\n       ${why}` : ''}`;
+  });
+  const summary = `${report.results.length} checks, ${report.failed} failed (profile ${report.profile}, edge ${report.edge})`;
+  return `${lines.join('\n')}\n${summary}\n`;
+}
+
+export function writeReport(file: string, report: ConformanceReport): void {
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+}

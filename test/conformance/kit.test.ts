@@ -1,0 +1,93 @@
+/**
+ * The conformance kit against this project's topology-mode router on the kit's own world (edge
+ * none): every SSH check passes but S17, a known divergence; a router given without its SSH front
+ * gets "not run", never "pass"; the CLI refuses profiles and edges it does not have.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKS } from '../../conformance/checks/index.js';
+import { reportTable, runChecks } from '../../conformance/runner.js';
+import { KIT_TOPOLOGY } from '../../conformance/world-plan.js';
+import { startWorld, type World } from '../../fixture/index.js';
+import { run } from '../helpers/run.js';
+
+const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
+let world: World;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'conformance-test-'));
+  world = await startWorld({ topology: KIT_TOPOLOGY });
+});
+
+afterAll(async () => {
+  await world?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the conformance kit', () => {
+  it('passes every SSH check of our topology router but S17, a known divergence', async () => {
+    const ssh = (world.stackJson.routerTopology ?? world.stackJson.router).ssh;
+    const report = await runChecks(world.stackJson, { ssh, ours: true });
+    const verdicts = Object.fromEntries(report.results.map((r) => [r.id, r.verdict.kind]));
+    expect(verdicts, reportTable(report)).toEqual({
+      ...Object.fromEntries(CHECKS.map((c) => [c.id, 'pass'])),
+      S17: 'divergence',
+    });
+    expect(report.failed).toBe(0);
+  });
+
+  it('runs through the CLI on a given world: table, JSON report, exit 0', async () => {
+    const json = join(dir, 'report.json');
+    const ssh = (world.stackJson.routerTopology ?? world.stackJson.router).ssh;
+    const r = await run('node', [
+      CLI,
+      'conformance',
+      '--world',
+      world.dataDir,
+      '--ssh',
+      ssh,
+      '--only',
+      'S5,S15',
+      '--json',
+      json,
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^S5 +PASS +NOT_FOUND/m);
+    expect(r.stdout).toContain('2 checks, 0 failed (profile gitlab-shell-14.57.6, edge none)');
+    const report = JSON.parse(readFileSync(json, 'utf8')) as {
+      results: Array<{ id: string; verdict: { kind: string } }>;
+    };
+    expect(report.results.map((x) => [x.id, x.verdict.kind])).toEqual([
+      ['S5', 'pass'],
+      ['S15', 'pass'],
+    ]);
+  });
+
+  it('marks every check "not run" when the router under test has no SSH front given', async () => {
+    const report = await runChecks(world.stackJson, { ours: false }, { only: ['S1', 'S11'] });
+    expect(report.results.map((r) => [r.id, r.verdict])).toEqual([
+      ['S1', { kind: 'not-run', why: 'needs --ssh' }],
+      ['S11', { kind: 'not-run', why: 'needs --ssh' }],
+    ]);
+  });
+
+  it('refuses a profile, an edge or a check it does not have, naming what exists (exit 2)', async () => {
+    const cases: Array<[string[], string]> = [
+      [
+        ['--profile', 'gitlab-shell-99'],
+        'unknown --profile gitlab-shell-99 (this kit has: gitlab-shell-14.57.6)',
+      ],
+      [['--edge', 'nginx'], 'unknown --edge nginx (this kit has: none)'],
+      [['--only', 'S99'], 'no check S99 (this kit has: S1, S2, S4, S5'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await run('node', [CLI, 'conformance', '--world', world.dataDir, ...args]);
+      expect([r.code, r.stderr]).toEqual([2, expect.stringContaining(message)]);
+    }
+  });
+});

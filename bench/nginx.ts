@@ -1,0 +1,203 @@
+import { existsSync } from 'node:fs';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { freePort, waitForPort } from './openssh.js';
+import {
+  type CpuCounter,
+  childPids,
+  commandOutput,
+  mustRun,
+  processCpu,
+  stopChild,
+  track,
+  waitExit,
+} from './proc.js';
+
+/**
+ * Contender 4: nginx + fcgiwrap + `git http-backend` (Debian's packages), what an admin would run
+ * for git over HTTP. The benchmark starts its own nginx on a loopback port with a generated config
+ * and every path in the run folder (the system's nginx is never touched), and its own fcgiwrap on a
+ * unix socket there. The project root holds one symlink per project to the very bare repository the
+ * stack serves.
+ */
+export const NGINX = '/usr/sbin/nginx';
+export const FCGIWRAP = '/usr/sbin/fcgiwrap';
+export const GIT_HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
+
+export interface NginxServer {
+  pid: number;
+  port: number;
+  url(projectPath: string): string;
+  /** `nginx`: master and workers; `fcgiwrap-git`: fcgiwrap with git http-backend and git under it. */
+  serverCpu: { nginx: CpuCounter; 'fcgiwrap-git': CpuCounter };
+  /** fcgiwrap's preforked processes: they reap git http-backend, so a measurement waits for them. */
+  reapers(): number[];
+  stop(): Promise<void>;
+}
+
+export interface NginxConfigInput {
+  /** Folder of the config: pid, logs and nginx's temp folders live under it. */
+  dir: string;
+  port: number;
+  fcgiSocket: string;
+  projectRoot: string;
+  /** Workers' user when nginx starts as root (nginx would otherwise switch them to `nobody`). */
+  user: string | undefined;
+  /** Connections per worker: at least two per concurrent clone, with headroom. */
+  workerConnections: number;
+}
+
+/** The generated nginx.conf: loopback only, git's three smart HTTP routes to `git http-backend`. */
+export function nginxConfig(o: NginxConfigInput): string {
+  const t = (name: string) => join(o.dir, 'tmp', name);
+  return `# The benchmark's own nginx (not the system's): loopback only, git http-backend through fcgiwrap.
+${o.user ? `user ${o.user};\n` : ''}daemon off;
+master_process on;
+worker_processes 2;
+pid ${join(o.dir, 'nginx.pid')};
+error_log ${join(o.dir, 'error.log')} warn;
+events { worker_connections ${o.workerConnections}; }
+http {
+  access_log off;
+  client_body_temp_path ${t('client_body')};
+  proxy_temp_path ${t('proxy')};
+  fastcgi_temp_path ${t('fastcgi')};
+  uwsgi_temp_path ${t('uwsgi')};
+  scgi_temp_path ${t('scgi')};
+  # Pushes of any size; git's pack streamed back as git http-backend writes it.
+  client_max_body_size 0;
+  fastcgi_buffering off;
+  fastcgi_read_timeout 900s;
+  server {
+    listen 127.0.0.1:${o.port};
+    location ~ ^/.+\\.git/(info/refs|git-upload-pack|git-receive-pack)$ {
+      fastcgi_pass unix:${o.fcgiSocket};
+      fastcgi_param SCRIPT_FILENAME ${GIT_HTTP_BACKEND};
+      fastcgi_param GIT_PROJECT_ROOT ${o.projectRoot};
+      fastcgi_param GIT_HTTP_EXPORT_ALL "";
+      # http-backend enables receive-pack for an authenticated user.
+      fastcgi_param REMOTE_USER bench;
+      fastcgi_param PATH_INFO $uri;
+      fastcgi_param QUERY_STRING $query_string;
+      fastcgi_param REQUEST_METHOD $request_method;
+      fastcgi_param CONTENT_TYPE $content_type;
+      fastcgi_param CONTENT_LENGTH $content_length;
+      fastcgi_param HTTP_CONTENT_ENCODING $http_content_encoding;
+      fastcgi_param HTTP_GIT_PROTOCOL $http_git_protocol;
+      fastcgi_param REMOTE_ADDR $remote_addr;
+      fastcgi_param SERVER_PROTOCOL $server_protocol;
+      fastcgi_param GATEWAY_INTERFACE CGI/1.1;
+    }
+  }
+}
+`;
+}
+
+/** The fcgiwrap command line: `children` preforked processes (each serves one request at a time). */
+export function fcgiwrapArgs(socket: string, children: number): string[] {
+  return ['-c', String(children), '-s', `unix:${socket}`, '-p', GIT_HTTP_BACKEND];
+}
+
+/** The installed nginx and fcgiwrap package versions, e.g. "nginx 1.22.1-9, fcgiwrap 1.1.0-14". */
+export function nginxVersion(): string | undefined {
+  const v = (pkg: string) => commandOutput('dpkg-query', ['-W', pkg])?.split('\t')[1];
+  const nginx = v('nginx') ?? v('nginx-light') ?? v('nginx-core');
+  return nginx ? `nginx ${nginx}, fcgiwrap ${v('fcgiwrap') ?? '?'}` : undefined;
+}
+
+/** `<root>/<project>.git` → the served bare repository, for every project. */
+async function linkProjects(root: string, repos: Readonly<Record<string, string>>): Promise<void> {
+  for (const [project, dir] of Object.entries(repos)) {
+    const link = join(root, `${project}.git`);
+    await mkdir(dirname(link), { recursive: true });
+    if (!existsSync(link)) await symlink(dir, link);
+  }
+}
+
+/** Starts fcgiwrap, then nginx, in `dir`, serving `repos` (project path → bare repository folder). */
+export async function startNginx(
+  dir: string,
+  repos: Readonly<Record<string, string>>,
+  opts: { fcgiChildren: number; maxConcurrency: number },
+): Promise<NginxServer> {
+  for (const bin of [NGINX, FCGIWRAP, GIT_HTTP_BACKEND]) {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: apt-get install -y nginx fcgiwrap git`);
+  }
+  const projectRoot = join(dir, 'repos');
+  for (const d of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'])
+    await mkdir(join(dir, 'tmp', d), { recursive: true });
+  await linkProjects(projectRoot, repos);
+  const fcgiSocket = join(dir, 'fcgiwrap.sock');
+  const fcgi = track(FCGIWRAP, fcgiwrapArgs(fcgiSocket, opts.fcgiChildren), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: process.env.PATH },
+  });
+  const port = await freePort();
+  const config = join(dir, 'nginx.conf');
+  const user = process.getuid?.() === 0 ? 'root' : undefined;
+  const workerConnections = Math.max(1024, 4 * opts.maxConcurrency);
+  await writeFile(config, nginxConfig({ dir, port, fcgiSocket, projectRoot, user, workerConnections }));
+  const stopFcgi = () => stopChild(fcgi, 5_000);
+  try {
+    await mustRun(NGINX, ['-t', '-q', '-p', dir, '-c', config, '-e', join(dir, 'error.log')], {
+      timeoutMs: 30_000,
+    });
+  } catch (err) {
+    await stopFcgi();
+    throw err;
+  }
+  const child = track(NGINX, ['-p', dir, '-c', config, '-e', join(dir, 'error.log')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString()).slice(-8192);
+  });
+  try {
+    await waitForPort(port, child, 10_000, 'nginx');
+    if (!existsSync(fcgiSocket)) await waitForSocket(fcgiSocket, 5_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    await waitExit(child, 5_000);
+    await stopFcgi();
+    throw new Error(`nginx did not start (${(err as Error).message}): ${stderr.trim()}`);
+  }
+  const fcgiPid = fcgi.pid;
+  if (child.pid === undefined || fcgiPid === undefined) throw new Error('nginx or fcgiwrap has no pid');
+  return {
+    pid: child.pid,
+    port,
+    url: (project) => `http://127.0.0.1:${port}/${project}.git`,
+    serverCpu: { nginx: liveTreeCpu(child.pid), 'fcgiwrap-git': liveTreeCpu(fcgiPid) },
+    reapers: () => childPids(fcgiPid),
+    stop: async () => {
+      await stopChild(child, 5_000);
+      await stopFcgi();
+    },
+  };
+}
+
+async function waitForSocket(path: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`fcgiwrap did not bind ${path}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * CPU of a master and its long-lived children (nginx's workers, fcgiwrap's preforked processes),
+ * each with what it has reaped: the master alone would miss the children until they exit.
+ */
+export function liveTreeCpu(pid: number): CpuCounter {
+  return () => {
+    const master = processCpu(pid);
+    if (!master) return undefined;
+    let total = master.own + master.children;
+    for (const c of childPids(pid)) {
+      const cpu = processCpu(c);
+      if (cpu) total += cpu.own + cpu.children;
+    }
+    return total;
+  };
+}

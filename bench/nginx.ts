@@ -172,9 +172,28 @@ export async function startNginx(
     reapers: () => childPids(fcgiPid),
     stop: async () => {
       await stopChild(child, 5_000);
+      // fcgiwrap's master leaves its preforked processes running when it ends: stop them by pid.
+      const preforked = childPids(fcgiPid);
       await stopFcgi();
+      await stopPids(preforked, 5_000);
     },
   };
+}
+
+/** SIGTERM to each pid, SIGKILL to those still there after `graceMs`. */
+async function stopPids(pids: readonly number[], graceMs: number): Promise<void> {
+  const signal = (pid: number, sig: NodeJS.Signals) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  for (const pid of pids) signal(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  const alive = () => pids.filter((pid) => processCpu(pid) !== undefined);
+  while (alive().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (const pid of alive()) signal(pid, 'SIGKILL');
 }
 
 async function waitForSocket(path: string, ms: number): Promise<void> {

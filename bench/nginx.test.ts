@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cellsHttpUrl } from './contenders.js';
-import { fcgiwrapArgs, GIT_HTTP_BACKEND, NGINX, type NginxServer, nginxConfig, startNginx } from './nginx.js';
+import {
+  backendWrapper,
+  fcgiwrapArgs,
+  GIT_HTTP_BACKEND,
+  NGINX,
+  type NginxServer,
+  nginxConfig,
+  startNginx,
+} from './nginx.js';
 
 const exec = promisify(execFile);
 const git = (args: string[], cwd?: string) =>
@@ -18,6 +26,7 @@ describe('the nginx config', () => {
     port: 41234,
     fcgiSocket: '/run/bench/nginx/fcgiwrap.sock',
     projectRoot: '/run/bench/nginx/repos',
+    script: '/run/bench/nginx/git-http-backend.sh',
     user: undefined,
     workerConnections: 2000,
   };
@@ -38,7 +47,7 @@ describe('the nginx config', () => {
   it('hands git’s three routes to git http-backend with the project root and receive-pack on', () => {
     const c = nginxConfig(input);
     expect(c).toContain('fastcgi_pass unix:/run/bench/nginx/fcgiwrap.sock;');
-    expect(c).toContain(`fastcgi_param SCRIPT_FILENAME ${GIT_HTTP_BACKEND};`);
+    expect(c).toContain('fastcgi_param SCRIPT_FILENAME /run/bench/nginx/git-http-backend.sh;');
     expect(c).toContain('fastcgi_param GIT_PROJECT_ROOT /run/bench/nginx/repos;');
     expect(c).toContain('fastcgi_param GIT_HTTP_EXPORT_ALL "";');
     expect(c).toContain('fastcgi_param REMOTE_USER bench;');
@@ -48,7 +57,17 @@ describe('the nginx config', () => {
   });
 
   it('runs fcgiwrap with its process count on the unix socket, only git http-backend allowed', () => {
-    expect(fcgiwrapArgs('/s/f.sock', 7)).toEqual(['-c', '7', '-s', 'unix:/s/f.sock', '-p', GIT_HTTP_BACKEND]);
+    expect(fcgiwrapArgs('/s/f.sock', 7, '/s/cgi.sh')).toEqual([
+      '-c',
+      '7',
+      '-s',
+      'unix:/s/f.sock',
+      '-p',
+      '/s/cgi.sh',
+    ]);
+    const w = backendWrapper('/s/cpu');
+    expect(w).toContain(`\n${GIT_HTTP_BACKEND}\nstatus=$?\n`);
+    expect(w).toContain(`times >'/s/cpu/'"$$"`);
   });
 
   it('puts the demo user’s password in the cells-path HTTP URL', () => {
@@ -99,6 +118,8 @@ describe.runIf(existsSync(NGINX))('the private nginx', () => {
     expect((await git(['--git-dir', join(dir, 'served.git'), 'rev-parse', 'pushed'])).stdout).toBe(head);
     expect(server.reapers()).toHaveLength(2);
     expect(server.serverCpu.nginx()).toBeGreaterThanOrEqual(0);
+    // git's CPU is read from the wrapper's `times` files (a number, not undefined).
+    expect(server.serverCpu['fcgiwrap-git']()).toBeGreaterThanOrEqual(0);
     await expect(git(['ls-remote', `http://127.0.0.1:${server.port}/group/other.git`])).rejects.toThrow();
     const pids = [server.pid, ...server.reapers()];
     await server.stop();

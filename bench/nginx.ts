@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { freePort, waitForPort } from './openssh.js';
+import { forcedCommandGitCpu, freePort, waitForPort } from './openssh.js';
 import {
   type CpuCounter,
   childPids,
@@ -28,8 +28,8 @@ export interface NginxServer {
   pid: number;
   port: number;
   url(projectPath: string): string;
-  /** `nginx`: master and workers; `fcgiwrap-git`: fcgiwrap with git http-backend and git under it. */
-  serverCpu: { nginx: CpuCounter; 'fcgiwrap-git': CpuCounter };
+  /** `nginx`: master and workers; `fcgiwrap`: its processes (own); `fcgiwrap-git`: git http-backend and git under it. */
+  serverCpu: { nginx: CpuCounter; fcgiwrap: CpuCounter; 'fcgiwrap-git': CpuCounter };
   /** fcgiwrap's preforked processes: they reap git http-backend, so a measurement waits for them. */
   reapers(): number[];
   stop(): Promise<void>;
@@ -41,6 +41,8 @@ export interface NginxConfigInput {
   port: number;
   fcgiSocket: string;
   projectRoot: string;
+  /** The CGI fcgiwrap runs: `backendWrapper`'s script around git http-backend. */
+  script: string;
   /** Workers' user when nginx starts as root (nginx would otherwise switch them to `nobody`). */
   user: string | undefined;
   /** Connections per worker: at least two per concurrent clone, with headroom. */
@@ -72,7 +74,7 @@ http {
     listen 127.0.0.1:${o.port};
     location ~ ^/.+\\.git/(info/refs|git-upload-pack|git-receive-pack)$ {
       fastcgi_pass unix:${o.fcgiSocket};
-      fastcgi_param SCRIPT_FILENAME ${GIT_HTTP_BACKEND};
+      fastcgi_param SCRIPT_FILENAME ${o.script};
       fastcgi_param GIT_PROJECT_ROOT ${o.projectRoot};
       fastcgi_param GIT_HTTP_EXPORT_ALL "";
       # http-backend enables receive-pack for an authenticated user.
@@ -93,9 +95,24 @@ http {
 `;
 }
 
-/** The fcgiwrap command line: `children` preforked processes (each serves one request at a time). */
-export function fcgiwrapArgs(socket: string, children: number): string[] {
-  return ['-c', String(children), '-s', `unix:${socket}`, '-p', GIT_HTTP_BACKEND];
+/** The fcgiwrap command line: `children` preforked processes (each serves one request at a time), only `script`. */
+export function fcgiwrapArgs(socket: string, children: number, script: string): string[] {
+  return ['-c', String(children), '-s', `unix:${socket}`, '-p', script];
+}
+
+/**
+ * The CGI script: git http-backend as the shell's child, then the shell's `times` into
+ * `<cpuDir>/<pid>`. fcgiwrap ignores SIGCHLD, so the kernel never adds its children's CPU to its
+ * own: git's CPU (http-backend, upload-pack, pack-objects) is counted as under sshd's forced command.
+ */
+export function backendWrapper(cpuDir: string): string {
+  return `#!/bin/sh
+# CGI of the benchmark's nginx: git http-backend, then its CPU for the benchmark.
+${GIT_HTTP_BACKEND}
+status=$?
+times >'${cpuDir}/'"$$" 2>/dev/null
+exit $status
+`;
 }
 
 /** The installed nginx and fcgiwrap package versions, e.g. "nginx 1.22.1-9, fcgiwrap 1.1.0-14". */
@@ -128,7 +145,11 @@ export async function startNginx(
     await mkdir(join(dir, 'tmp', d), { recursive: true });
   await linkProjects(projectRoot, repos);
   const fcgiSocket = join(dir, 'fcgiwrap.sock');
-  const fcgi = track(FCGIWRAP, fcgiwrapArgs(fcgiSocket, opts.fcgiChildren), {
+  const script = join(dir, 'git-http-backend.sh');
+  const cpuDir = join(dir, 'git-cpu');
+  await mkdir(cpuDir, { recursive: true });
+  await writeFile(script, backendWrapper(cpuDir), { mode: 0o755 });
+  const fcgi = track(FCGIWRAP, fcgiwrapArgs(fcgiSocket, opts.fcgiChildren, script), {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { PATH: process.env.PATH },
   });
@@ -136,7 +157,10 @@ export async function startNginx(
   const config = join(dir, 'nginx.conf');
   const user = process.getuid?.() === 0 ? 'root' : undefined;
   const workerConnections = Math.max(1024, 4 * opts.maxConcurrency);
-  await writeFile(config, nginxConfig({ dir, port, fcgiSocket, projectRoot, user, workerConnections }));
+  await writeFile(
+    config,
+    nginxConfig({ dir, port, fcgiSocket, projectRoot, script, user, workerConnections }),
+  );
   const stopFcgi = () => stopChild(fcgi, 5_000);
   try {
     await mustRun(NGINX, ['-t', '-q', '-p', dir, '-c', config, '-e', join(dir, 'error.log')], {
@@ -168,7 +192,11 @@ export async function startNginx(
     pid: child.pid,
     port,
     url: (project) => `http://127.0.0.1:${port}/${project}.git`,
-    serverCpu: { nginx: liveTreeCpu(child.pid), 'fcgiwrap-git': liveTreeCpu(fcgiPid) },
+    serverCpu: {
+      nginx: liveTreeCpu(child.pid),
+      fcgiwrap: liveTreeCpu(fcgiPid),
+      'fcgiwrap-git': forcedCommandGitCpu(cpuDir),
+    },
     reapers: () => childPids(fcgiPid),
     stop: async () => {
       await stopChild(child, 5_000);

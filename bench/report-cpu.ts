@@ -16,7 +16,8 @@ export const PROCESS_LABELS: Record<string, string> = {
   'gitaly-git': 'git under mock Gitaly (upload-pack, pack-objects)',
   rails: 'mock cell (Rails)',
   nginx: 'nginx (master and workers)',
-  'fcgiwrap-git': 'fcgiwrap with git under it (http-backend, upload-pack, pack-objects)',
+  fcgiwrap: 'fcgiwrap (own)',
+  'fcgiwrap-git': 'git under fcgiwrap (http-backend, upload-pack, pack-objects)',
 };
 const GIT_PROCESSES = new Set(['sshd-git', 'gitaly-git', 'fcgiwrap-git']);
 const SERVERS: readonly GitContenderId[] = ['openssh', 'cells', 'nginx', 'cells-http'];

@@ -40,6 +40,7 @@ describe('the nginx config', () => {
       expect(c).toContain(`${t}_temp_path /run/bench/nginx/tmp/${t};`);
     expect(c).toContain('daemon off;');
     expect(c).toContain('worker_connections 2000;');
+    expect(c).toContain('worker_rlimit_nofile 4064;');
     expect(c).not.toMatch(/^user /m);
     expect(nginxConfig({ ...input, user: 'root' })).toMatch(/^user root;$/m);
   });

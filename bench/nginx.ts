@@ -58,6 +58,8 @@ master_process on;
 worker_processes 2;
 pid ${join(o.dir, 'nginx.pid')};
 error_log ${join(o.dir, 'error.log')} warn;
+# 500 concurrent clones hold a client and an fcgiwrap connection each.
+worker_rlimit_nofile ${2 * o.workerConnections + 64};
 events { worker_connections ${o.workerConnections}; }
 http {
   access_log off;

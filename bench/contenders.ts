@@ -1,6 +1,7 @@
 /** @file The git contenders of one run, their warm-up, and what each SSH server negotiates. */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { demoWorld } from '../stack/topology-file-load.js';
 import { CELLS_USER, PROJECTS } from './bench-data.js';
 import {
   CONTENDER_LABELS,
@@ -11,20 +12,32 @@ import {
   type ServedRepo,
   type ServerSide,
 } from './git-workloads.js';
+import type { NginxServer } from './nginx.js';
 import { negotiatedAlgorithms, type OpenSshServer, type SshAlgorithms, sshCommandLine } from './openssh.js';
 import { type FailureLog, type Outcome, okValue } from './outcome.js';
 import { type CpuCounter, describeFailure, ownCpu, reapedChildrenCpu, run } from './proc.js';
 import type { BenchStack } from './stack-runner.js';
 
-/** The git contenders: direct `file://`, the private OpenSSH and the cells path (router → bridge → Gitaly). */
+/** The servers of the git contenders and how their start went. */
+export interface GitServers {
+  sshd: OpenSshServer | undefined;
+  stack: BenchStack | undefined;
+  nginx: NginxServer | undefined;
+  sshdStart: Outcome<void>;
+  stackStart: Outcome<void>;
+  nginxStart: Outcome<void>;
+}
+
+/**
+ * The git contenders: direct `file://`, the private OpenSSH, the cells path (router → bridge →
+ * Gitaly) over SSH, the private nginx + git http-backend, and the cells path over HTTP.
+ */
 export function gitContenders(
   baseEnv: NodeJS.ProcessEnv,
   repos: Record<RepoRole, ServedRepo>,
-  servers: { sshd: OpenSshServer | undefined; stack: BenchStack | undefined },
-  sshdStart: Outcome<void>,
-  stackStart: Outcome<void>,
+  servers: GitServers,
 ): GitContender[] {
-  const { sshd, stack } = servers;
+  const { sshd, stack, sshdStart, stackStart } = servers;
   const direct: GitContender = {
     id: 'direct',
     url: (role) => `file://${repos[role].dir}`,
@@ -54,7 +67,61 @@ export function gitContenders(
   } else {
     cells = unavailableContender('cells', errorOf(stackStart));
   }
-  return [direct, openssh, cells];
+  return [
+    direct,
+    openssh,
+    cells,
+    nginxContender(baseEnv, repos, servers),
+    cellsHttpContender(baseEnv, repos, servers),
+  ];
+}
+
+function nginxContender(
+  baseEnv: NodeJS.ProcessEnv,
+  repos: Record<RepoRole, ServedRepo>,
+  s: GitServers,
+): GitContender {
+  const nginx = s.nginx;
+  if (!nginx) return unavailableContender('nginx', errorOf(s.nginxStart));
+  return {
+    id: 'nginx',
+    url: (role) => nginx.url(repos[role].project),
+    env: baseEnv,
+    server: () => ({ cpu: nginx.serverCpu, reapers: nginx.reapers() }),
+  };
+}
+
+/** `http://<user>:<password>@<router HTTP front>/<project>.git` (the demo user's topology-file password). */
+export function cellsHttpUrl(
+  routerHttp: string,
+  user: { username: string; password: string },
+  project: string,
+): string {
+  const url = new URL(
+    `${routerHttp.startsWith('http') ? routerHttp : `http://${routerHttp}`}/${project}.git`,
+  );
+  url.username = user.username;
+  url.password = user.password;
+  return url.href;
+}
+
+function cellsHttpContender(
+  baseEnv: NodeJS.ProcessEnv,
+  repos: Record<RepoRole, ServedRepo>,
+  s: GitServers,
+): GitContender {
+  const stack = s.stack;
+  if (!stack) return unavailableContender('cells-http', errorOf(s.stackStart));
+  const password = demoWorld().users.find((u) => u.username === CELLS_USER)?.password;
+  if (password === undefined)
+    return unavailableContender('cells-http', `the demo world has no user ${CELLS_USER}`);
+  const user = { username: CELLS_USER, password };
+  return {
+    id: 'cells-http',
+    url: (role) => cellsHttpUrl(stack.json.router.http, user, repos[role].project),
+    env: baseEnv,
+    server: (role) => cellsSide(stack, role === 'history' ? PROJECTS.history.cell : PROJECTS.large.cell),
+  };
 }
 
 /** One small clone per contender before anything is timed; a contender that fails it is out of the run. */

@@ -5,13 +5,24 @@ import { type CpuCounter, CpuMeter, type CpuUse, describeFailure, mustRun, run }
 import { type GeneratedRepo, placeRepo } from './repo-gen.js';
 import { type LatencySummary, median, summarize } from './stats.js';
 
-/** Contenders 1–3: the same `git` client against the same bare repositories, three ways in. */
-export type GitContenderId = 'direct' | 'openssh' | 'cells';
-export const GIT_CONTENDERS: readonly GitContenderId[] = ['direct', 'openssh', 'cells'];
+/**
+ * The same `git` client against the same bare repositories, five ways in: direct, over SSH (OpenSSH,
+ * the cells path) and over HTTP (nginx + git http-backend, the cells path's HTTP front).
+ */
+export type GitContenderId = 'direct' | 'openssh' | 'cells' | 'nginx' | 'cells-http';
+export const GIT_CONTENDERS: readonly GitContenderId[] = [
+  'direct',
+  'openssh',
+  'cells',
+  'nginx',
+  'cells-http',
+];
 export const CONTENDER_LABELS: Record<GitContenderId, string> = {
   direct: 'Direct (file://)',
   openssh: 'OpenSSH',
   cells: 'Cells path',
+  nginx: 'nginx + git http-backend',
+  'cells-http': 'Cells path (HTTP)',
 };
 
 export type RepoRole = 'large' | 'small' | 'history';

@@ -1,5 +1,6 @@
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { projectRoot } from '../lib/proto.js';
+import { nginxVersion } from './nginx.js';
 import { sshdVersion } from './openssh.js';
 import { commandOutput } from './proc.js';
 
@@ -12,6 +13,8 @@ export interface MachineInfo {
   git: string;
   opensshClient: string;
   opensshServer: string;
+  /** nginx and fcgiwrap package versions (absent in results written before the HTTP contenders). */
+  httpServer?: string;
 }
 
 export interface RunInfo {
@@ -34,6 +37,7 @@ export function machineInfo(): MachineInfo {
     git: commandOutput('git', ['--version']) ?? 'unknown',
     opensshClient: commandOutput('ssh', ['-V']) ?? 'unknown',
     opensshServer: sshdVersion() ?? 'not installed',
+    httpServer: nginxVersion() ?? 'nginx not installed',
   };
 }
 

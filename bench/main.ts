@@ -17,6 +17,7 @@ import { gitContenders, sshAlgorithms, warmUp } from './contenders.js';
 import type { GitWorkloadContext, RepoRole, ServedRepo } from './git-workloads.js';
 import { type GrpcFloor, startGrpcFloor } from './grpc-floor.js';
 import { loadOneMinute, machineInfo, runInfo } from './machine.js';
+import { type NginxServer, startNginx } from './nginx.js';
 import { benchNotes } from './notes.js';
 import { type OpenSshServer, startOpenSsh } from './openssh.js';
 import { type BenchOptions, parseArgs, USAGE, UsageError, WORKLOADS, type WorkloadId } from './options.js';
@@ -43,6 +44,7 @@ class Bench {
   readonly failures = new FailureLog();
   private stack: BenchStack | undefined;
   private sshd: OpenSshServer | undefined;
+  private nginx: NginxServer | undefined;
   private floor: GrpcFloor | undefined;
   private streamBridge: ExtraBridge | undefined;
   private streamBridgeStart: Outcome<void> = { ok: false, error: 'not started' };
@@ -81,6 +83,8 @@ class Bench {
       .catch((err: unknown) => this.failures.record('stopping the stream-mode bridge', err));
     await this.stack?.stop().catch((err: unknown) => this.failures.record('stopping the stack', err));
     await this.sshd?.stop().catch((err: unknown) => this.failures.record('stopping sshd', err));
+    await this.nginx?.stop().catch((err: unknown) => this.failures.record('stopping nginx', err));
+    this.nginx = undefined;
     await this.floor?.stop().catch((err: unknown) => this.failures.record('stopping the gRPC floor', err));
     this.streamBridge = undefined;
     this.stack = undefined;
@@ -141,6 +145,20 @@ class Bench {
       });
       log(`OpenSSH server on 127.0.0.1:${this.sshd.port} (pid ${this.sshd.pid})`);
     });
+    const nginxStart = await this.failures.attempt('starting nginx + fcgiwrap', async () => {
+      this.nginx = await startNginx(
+        join(this.runDir, 'nginx'),
+        {
+          [PROJECTS.large.path]: dirs.large,
+          [PROJECTS.small.path]: dirs.small,
+          [PROJECTS.history.path]: dirs.history,
+        },
+        { fcgiChildren: this.opts.fcgiChildren, maxConcurrency: Math.max(...this.opts.concurrency) },
+      );
+      log(
+        `nginx on 127.0.0.1:${this.nginx.port} (pid ${this.nginx.pid}), ${this.opts.fcgiChildren} fcgiwrap processes`,
+      );
+    });
     if (this.opts.profile) {
       await rm(this.profileDir, { recursive: true, force: true });
       await mkdir(this.profileDir, { recursive: true });
@@ -153,7 +171,7 @@ class Bench {
     const floorStart = await this.failures.attempt('starting the gRPC floor server', async () => {
       this.floor = await startGrpcFloor();
     });
-    return { sshdStart, stackStart, floorStart };
+    return { sshdStart, stackStart, floorStart, nginxStart };
   }
 
   async run(): Promise<BenchResults> {
@@ -170,7 +188,7 @@ class Bench {
       GIT_TERMINAL_PROMPT: '0',
       LANG: 'C',
     };
-    const { sshdStart, stackStart, floorStart } = await this.startServers(dirs);
+    const { sshdStart, stackStart, floorStart, nginxStart } = await this.startServers(dirs);
 
     const repoOf: Record<RepoRole, ServedRepo> = {
       large: { role: 'large', project: PROJECTS.large.path, dir: dirs.large, repo: large },
@@ -178,7 +196,13 @@ class Bench {
       history: { role: 'history', project: PROJECTS.history.path, dir: dirs.history, repo: history },
     };
     const servers = { sshd: this.sshd, stack: this.stack };
-    const contenders = gitContenders(baseEnv, repoOf, servers, sshdStart, stackStart);
+    const contenders = gitContenders(baseEnv, repoOf, {
+      ...servers,
+      nginx: this.nginx,
+      sshdStart,
+      stackStart,
+      nginxStart,
+    });
     const ctx: GitWorkloadContext = {
       contenders,
       repos: repoOf,

@@ -164,12 +164,13 @@ LogLevel ERROR
 `;
 }
 
-function waitForPort(port: number, child: ChildProcess, ms: number): Promise<void> {
+/** Resolves once something listens on `port` (the server `child`, named `name` in errors). */
+export function waitForPort(port: number, child: ChildProcess, ms: number, name = 'sshd'): Promise<void> {
   const deadline = Date.now() + ms;
   return new Promise((resolve, reject) => {
     const attempt = () => {
-      if (exited(child)) return reject(new Error('sshd exited'));
-      if (Date.now() > deadline) return reject(new Error(`sshd did not listen on ${port}`));
+      if (exited(child)) return reject(new Error(`${name} exited`));
+      if (Date.now() > deadline) return reject(new Error(`${name} did not listen on ${port}`));
       const probe = createServer();
       probe.once('error', () => resolve()); // in use → sshd is listening
       probe.listen(port, '127.0.0.1', () => probe.close(() => setTimeout(attempt, 50)));

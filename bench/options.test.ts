@@ -32,6 +32,14 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['--large-clone-runs', '0'])).toThrow(/positive integer/);
   });
 
+  it('sizes fcgiwrap for the highest concurrency level unless --fcgi-children says otherwise', () => {
+    expect(parseArgs([]).fcgiChildren).toBe(Math.max(...parseArgs([]).concurrency));
+    expect(parseArgs(['--quick']).fcgiChildren).toBe(Math.max(...parseArgs(['--quick']).concurrency));
+    expect(parseArgs(['--fcgi-children', '32']).fcgiChildren).toBe(32);
+    expect(() => parseArgs(['--fcgi-children', '0'])).toThrow(/positive integer/);
+    expect(() => parseArgs(['--fcgi-children'])).toThrow(/positive integer/);
+  });
+
   it('refuses unknown arguments and workloads', () => {
     expect(() => parseArgs(['--fast'])).toThrow(UsageError);
     expect(() => parseArgs(['--only', 'clone'])).toThrow(/unknown workload/);

@@ -29,6 +29,8 @@ export interface BenchOptions {
   worldCells: readonly number[];
   /** The router's leg to the cells (`ROUTER_CELL_PROTOCOL`); undefined = the router's default (`http1`). */
   cellProtocol: 'http1' | 'h2c' | undefined;
+  /** fcgiwrap processes of the nginx contender (each runs one git http-backend at a time). */
+  fcgiChildren: number;
 }
 
 export const WORKLOADS = [
@@ -90,7 +92,9 @@ export const USAGE = `usage: npm run bench -- [--quick] [--profile] [--only ${WO
   --large-clone-runs N
               rounds of the large and history clones (default: 1 quick, 5 full)
   --cell-protocol http1|h2c
-              the router's tunnel leg to the cells (default: the router's, http1)`;
+              the router's tunnel leg to the cells (default: the router's, http1)
+  --fcgi-children N
+              fcgiwrap processes behind the nginx contender (default: the highest concurrency level)`;
 
 export function parseArgs(argv: readonly string[]): BenchOptions {
   let quick = false;
@@ -98,6 +102,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   let only: Set<WorkloadId> = new Set(WORKLOADS);
   let cellProtocol: BenchOptions['cellProtocol'];
   let largeCloneRuns: number | undefined;
+  let fcgiChildren: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') quick = true;
@@ -117,6 +122,10 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       largeCloneRuns = Number(argv[++i]);
       if (!Number.isInteger(largeCloneRuns) || largeCloneRuns < 1)
         throw new UsageError('--large-clone-runs needs a positive integer');
+    } else if (arg === '--fcgi-children') {
+      fcgiChildren = Number(argv[++i]);
+      if (!Number.isInteger(fcgiChildren) || fcgiChildren < 1)
+        throw new UsageError('--fcgi-children needs a positive integer');
     } else if (arg === '--help' || arg === '-h') throw new UsageError('');
     else throw new UsageError(`unknown argument ${arg}`);
   }
@@ -141,6 +150,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       opTimeoutMs: 60_000,
       worldCells: [3],
       cellProtocol,
+      fcgiChildren: fcgiChildren ?? 10,
     };
   }
   return {
@@ -162,5 +172,6 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     opTimeoutMs: 15 * 60_000,
     worldCells: [3, 4, 10],
     cellProtocol,
+    fcgiChildren: fcgiChildren ?? 500,
   };
 }

@@ -15,9 +15,12 @@ export const PROCESS_LABELS: Record<string, string> = {
   gitaly: 'mock Gitaly (own)',
   'gitaly-git': 'git under mock Gitaly (upload-pack, pack-objects)',
   rails: 'mock cell (Rails)',
+  nginx: 'nginx (master and workers)',
+  fcgiwrap: 'fcgiwrap (own)',
+  'fcgiwrap-git': 'git under fcgiwrap (http-backend, upload-pack, pack-objects)',
 };
-const GIT_PROCESSES = new Set(['sshd-git', 'gitaly-git']);
-const SERVERS: readonly GitContenderId[] = ['openssh', 'cells'];
+const GIT_PROCESSES = new Set(['sshd-git', 'gitaly-git', 'fcgiwrap-git']);
+const SERVERS: readonly GitContenderId[] = ['openssh', 'cells', 'nginx', 'cells-http'];
 
 /** Mean CPU seconds per large clone of each server process of a contender. */
 export function largeCloneCpu(r: BenchResults, id: GitContenderId): Record<string, number> | undefined {

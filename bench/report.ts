@@ -70,6 +70,7 @@ function bridgeAndGitalyCpu(v: ThroughputResult | undefined): number | undefined
 export function ratiosOf(r: BenchResults) {
   const cells = largeCloneCpu(r, 'cells');
   const sshd = largeCloneCpu(r, 'openssh')?.sshd;
+  const cellsHttp = largeCloneCpu(r, 'cells-http');
   const cpu = (id: ThroughputId) => bridgeAndGitalyCpu(okValue(r.throughput?.[id]));
   const entries = {
     largeVsSsh: [
@@ -99,6 +100,30 @@ export function ratiosOf(r: BenchResults) {
     concurrentP99VsSsh: [
       `cells-path / OpenSSH, p99 of ${Math.max(...r.settings.concurrency)} concurrent small clones`,
       ratio(concurrentP99(r, 'cells'), concurrentP99(r, 'openssh')),
+    ],
+    httpLargeVsNginx: [
+      'cells-path HTTP / nginx + git http-backend, large clone wall time',
+      ratio(largeMedian(r, 'cells-http'), largeMedian(r, 'nginx')),
+    ],
+    httpLargeCpuVsNginx: [
+      'cells-path HTTP / nginx + git http-backend, large clone machine CPU per clone',
+      ratio(machineCpu(r.largeClone?.['cells-http']), machineCpu(r.largeClone?.nginx)),
+    ],
+    httpSmallVsNginx: [
+      'cells-path HTTP / nginx + git http-backend, small clone p50',
+      ratio(smallP50(r, 'cells-http'), smallP50(r, 'nginx')),
+    ],
+    httpPushVsNginx: [
+      'cells-path HTTP / nginx + git http-backend, push (median)',
+      ratio(pushMedian(r, 'cells-http'), pushMedian(r, 'nginx')),
+    ],
+    httpConcurrentP99VsNginx: [
+      `cells-path HTTP / nginx + git http-backend, p99 of ${Math.max(...r.settings.concurrency)} concurrent small clones`,
+      ratio(concurrentP99(r, 'cells-http'), concurrentP99(r, 'nginx')),
+    ],
+    bridgeHttpVsSsh: [
+      'bridge CPU per large clone, over HTTP / over the SSH tunnel',
+      ratio(cellsHttp?.bridge, cells?.bridge),
     ],
     largeVsDirect: [
       'cells-path / direct, large clone wall time',
@@ -175,13 +200,19 @@ export function renderMarkdown(r: BenchResults): string {
   };
   lines.push(
     `Run ${r.run.date} (${r.mode} mode) at commit \`${r.run.commit.slice(0, 12)}\`${r.run.dirty ? ' (with uncommitted changes)' : ''}.`,
-    `Machine: ${m.cpuCount} × ${m.cpuModel}, ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${m.os}; Node ${m.node}, ${m.git}, ${m.opensshClient}, server ${m.opensshServer}. Load average (1 min) ${r.run.loadAverage.start} at the start, ${r.run.loadAverage.end ?? '–'} at the end.`,
+    `Machine: ${m.cpuCount} × ${m.cpuModel}, ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${m.os}; Node ${m.node}, ${m.git}, ${m.opensshClient}, server ${m.opensshServer}${m.httpServer ? `, ${m.httpServer}` : ''}. Load average (1 min) ${r.run.loadAverage.start} at the start, ${r.run.loadAverage.end ?? '–'} at the end.`,
     `Repositories: large ${size(r.repos.large.packBytes)} pack (${r.repos.large.files} incompressible files), small ${size(r.repos.small.packBytes)} pack, slow-reader ${size(r.repos.slow.packBytes)} pack, push ${size(r.repos.push.files * r.repos.push.fileBytes)} of new objects${r.repos.history ? `, realistic history ${size(r.repos.history.packBytes)} pack (${r.repos.history.commits} commits editing ${r.repos.history.files}+ text files)` : ''}.`,
     '',
-    '**Git over three paths** (`git clone --bare` / `git push`, same client, same bare repositories)',
+    '**Git over five paths** (`git clone --bare` / `git push`, same client, same bare repositories; SSH and HTTP)',
     '',
   );
-  head(['workload', ...GIT_CONTENDERS.map((c) => CONTENDER_LABELS[c]), 'cells / OpenSSH', 'cells / direct']);
+  head([
+    'workload',
+    ...GIT_CONTENDERS.map((c) => CONTENDER_LABELS[c]),
+    'cells / OpenSSH',
+    'cells / direct',
+    'cells HTTP / nginx',
+  ]);
   const gitRow = (
     label: string,
     pick: (id: GitContenderId) => number | undefined,
@@ -191,8 +222,12 @@ export function renderMarkdown(r: BenchResults): string {
   ) => {
     const values = GIT_CONTENDERS.map((id) => cell(outcome(id), () => show(pick(id))));
     const extra = ratios
-      ? [times(ratio(pick('cells'), pick('openssh'))), times(ratio(pick('cells'), pick('direct')))]
-      : ['', ''];
+      ? [
+          times(ratio(pick('cells'), pick('openssh'))),
+          times(ratio(pick('cells'), pick('direct'))),
+          times(ratio(pick('cells-http'), pick('nginx'))),
+        ]
+      : ['', '', ''];
     row([label, ...values, ...extra]);
   };
   const h = r.repos.history;

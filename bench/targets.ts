@@ -3,7 +3,7 @@ import { okValue } from './outcome.js';
 import { fmt, mib, ratiosOf, times } from './report.js';
 import type { BenchResults, Ratio, Target } from './results.js';
 
-/** Issue 14's targets, each with its measured value and met / missed, filled into a run's results. */
+/** Issue 14's (and issue 24's, over HTTP) targets, each with its measured value and met / missed, filled into a run's results. */
 
 const TARGET_IDLE_KIB = { bridge: 64, router: 128 } as const;
 const TARGET_SLOW_READER_MIB = 150;
@@ -58,7 +58,13 @@ function concurrencyTargets(r: BenchResults, p99Ratio: number | undefined): Targ
     return o ? (okValue(o)?.errors ?? 'FAILED') : undefined;
   };
   const cells = errors('cells');
+  const http = errors('cells-http');
   return [
+    {
+      name: `${top} concurrent small HTTP clones: zero errors`,
+      measured: http === undefined ? '–' : `${http} errors (nginx ${errors('nginx') ?? '–'})`,
+      met: http === undefined ? undefined : http === 0,
+    },
     {
       name: `${top} concurrent small clones: zero errors`,
       measured: cells === undefined ? '–' : `${cells} errors (OpenSSH ${errors('openssh') ?? '–'})`,
@@ -68,6 +74,27 @@ function concurrencyTargets(r: BenchResults, p99Ratio: number | undefined): Targ
       name: `${top} concurrent small clones: p99 ≤ OpenSSH’s p99`,
       measured: times(p99Ratio),
       met: le(p99Ratio, 1),
+    },
+  ];
+}
+
+/** Issue 24's bars for git over HTTP: the cells path's HTTP front against nginx + git http-backend. */
+function httpTargets(
+  atMost: (
+    name: string,
+    k: 'httpLargeVsNginx' | 'httpSmallVsNginx' | 'httpPushVsNginx',
+    limit: number,
+  ) => Target,
+  bridgeHttpVsSsh: number | undefined,
+): Target[] {
+  return [
+    atMost('HTTP large clone: wall time ≤ 1.15× nginx + git http-backend', 'httpLargeVsNginx', 1.15),
+    atMost('HTTP small clone p50 ≤ 1.0× nginx + git http-backend', 'httpSmallVsNginx', 1),
+    atMost('HTTP push (with hooks) ≤ 1.15× nginx + git http-backend', 'httpPushVsNginx', 1.15),
+    {
+      name: 'Bridge CPU per GiB over HTTP reported beside the SSH tunnel’s (HTTP / SSH)',
+      measured: times(bridgeHttpVsSsh),
+      met: bridgeHttpVsSsh === undefined ? undefined : true,
     },
   ];
 }
@@ -110,6 +137,7 @@ export function evaluate(r: BenchResults): void {
     share('Bridge only, HTTP/2: ≥ 85 % of Gitaly direct (sidechannel)', 'h2VsDirect', 0.85),
     share('Bridge only, HTTP/1.1: ≥ 85 % of Gitaly direct (sidechannel)', 'h1VsDirect', 0.85),
     atMost('Small clone p50 ≤ 0.8× OpenSSH', 'smallVsSsh', 0.8),
+    ...httpTargets(atMost, v('bridgeHttpVsSsh')),
     ...concurrencyTargets(r, v('concurrentP99VsSsh')),
     ...memoryTargets(r),
     ...worldTargets(r),

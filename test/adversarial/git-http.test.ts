@@ -16,6 +16,7 @@ import { hostPort, type RawConn, rawConnect } from './wire.js';
  * alive, within its memory bound, and a real HTTP clone succeeds.
  */
 const HEADERS_TIMEOUT_MS = 2_000;
+const BODY_TIMEOUT_MS = 5_000;
 const PROJECT = 'my-company/my-project';
 const ALICE_BASIC = `Basic ${Buffer.from('alice:alice-password').toString('base64')}`;
 const MEMORY_BOUND_MIB = 150;
@@ -26,8 +27,13 @@ let bridge: string;
 let bridgePid: number;
 
 beforeAll(async () => {
-  // A short HTTP/1.1 headers timeout so that the bridge's own timeout answers a slowloris here.
-  stack = await startStack({ env: { BRIDGE_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) } });
+  // Short HTTP/1.1 headers and upload-pack body timeouts: the bridge's own timeouts answer here.
+  stack = await startStack({
+    env: {
+      BRIDGE_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+      BRIDGE_UPLOAD_PACK_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
+    },
+  });
   work = mkdtempSync(join(stack.dataDir, 'adversarial-git-http-'));
   bridge = stack.json.cells.find((c) => c.name === 'cell_eu0')?.bridge as string;
   bridgePid = stack.json.pids['bridge-cell_eu0'] as number;
@@ -126,7 +132,7 @@ describe('slowloris on the bridge’s git routes', () => {
     await stillServing(bridgePid, before);
   }, 90_000);
 
-  it('a body trickled into git-upload-pack: bounded, others served, every git ended with its client', async () => {
+  it('a body trickled into git-upload-pack: bounded, others served, the bridge’s body deadline answers 500 and ends every git', async () => {
     const before = rssMiB(bridgePid) ?? 0;
     const gitaly = stack.json.pids['gitaly-cell_eu0'] as number;
     const slow = await Promise.all(Array.from({ length: 50 }, () => rawConnect(hostPort(bridge))));
@@ -146,8 +152,14 @@ describe('slowloris on the bridge’s git routes', () => {
     expect(uploadPacks().length).toBeLessThanOrEqual(slow.length);
     expect(slow.map((c) => c.received().toString('latin1')).filter((t) => t !== '')).toEqual([]);
     await stillServing(bridgePid, before);
+    // The body deadline: each call cancelled, its git ended, Workhorse's 500 while the body still comes.
+    const until = Date.now() + BODY_TIMEOUT_MS + 5_000;
+    while (Date.now() < until && slow.some((c) => statusLines(c).length === 0)) {
+      for (const c of slow) await c.write('1\r\na\r\n');
+      await sleep(250);
+    }
+    for (const c of slow) expect(statusLines(c)).toEqual(['HTTP/1.1 500']);
     for (const c of slow) c.socket.destroy();
-    // Each client gone cancels its call: its git ends with it.
     const deadline = Date.now() + 5_000;
     while (uploadPacks().length > 0 && Date.now() < deadline) await sleep(200);
     expect(uploadPacks()).toEqual([]);

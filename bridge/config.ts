@@ -50,6 +50,8 @@ export interface BridgeConfig {
   keepAliveTimeoutMs: number;
   /** Pre-authorization call to Rails gives up after this long (answered 500). */
   preauthTimeoutMs: number;
+  /** git HTTP upload-pack: the request body must have ended by then (Workhorse's 10 minutes). */
+  uploadPackBodyTimeoutMs: number;
   /** Framed responses get a keepalive frame after this long without output. */
   responseKeepaliveMs: number;
   /** gRPC keepalive ping interval towards Gitaly (Gitaly refuses pings more often than every 10 s). */
@@ -108,6 +110,7 @@ const schema: Schema<BridgeConfig> = {
   headersTimeoutMs: { validate: int(1000), default: 60_000 },
   keepAliveTimeoutMs: { validate: int(1000), default: 5_000 },
   preauthTimeoutMs: { validate: int(100), default: 30_000 },
+  uploadPackBodyTimeoutMs: { validate: int(100), default: 600_000 },
   responseKeepaliveMs: { validate: int(100), default: 5_000 },
   gitalyKeepaliveMs: { validate: int(10_000), default: 20_000 },
   gitalyUploadPack: { validate: oneOf('sidechannel', 'stream'), default: 'sidechannel' },

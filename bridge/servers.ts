@@ -14,6 +14,10 @@ export interface HttpServers {
   closeSessions(): void;
 }
 
+/** How often Node looks for connections past the headers timeout: a quarter of it, 250 ms to 30 s. */
+export const headersCheckIntervalMs = (headersTimeoutMs: number) =>
+  Math.min(30_000, Math.max(250, Math.floor(headersTimeoutMs / 4)));
+
 export function createHttpServers(
   config: Readonly<BridgeConfig>,
   onRequest: (req: ServerRequest, res: ServerReply) => void,
@@ -23,6 +27,9 @@ export function createHttpServers(
     {
       requestTimeout: 0,
       headersTimeout: config.headersTimeoutMs,
+      // Node checks the headers timeout only every `connectionsCheckingInterval` (30 s by default):
+      // a slowloris would be held up to that long past its timeout.
+      connectionsCheckingInterval: headersCheckIntervalMs(config.headersTimeoutMs),
       keepAliveTimeout: config.keepAliveTimeoutMs,
       noDelay: true,
     },

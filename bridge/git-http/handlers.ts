@@ -153,7 +153,11 @@ export function uploadPackHandler(ctx: GitHttpContext): RouteHandler {
     });
     body.once('error', () => call.cancel());
     ex.onClientGone(() => call.cancel());
+    // Workhorse's upload-pack body deadline: a client may not hold the call open with a slow body.
+    const deadline = setTimeout(() => call.cancel(), ctx.config.uploadPackBodyTimeoutMs);
+    body.once('end', () => clearTimeout(deadline));
     const { error } = await call.done;
+    clearTimeout(deadline);
     if (ex.clientGone) return { outcome: 'client-gone', fields: { gl_id: a.auth.GL_ID } };
     if (error) return out.fail(error.code, req);
     await new Promise<void>((resolve) => out.end(() => resolve()));

@@ -62,7 +62,8 @@ export async function runAttempt(
   const failures: string[] = [];
   const bare = op.pushes ? world.repository(op.pushes) : undefined;
   const refsBefore = bare ? await refsOf(bare) : '';
-  const via = fault.via?.(world);
+  const via = op.http ? fault.viaHttp?.(world) : fault.via?.(world);
+  const expected = fault.expectFor?.(op) ?? fault.expect;
   let faultAt = Date.now();
   let landed = true;
   let run: GitRun;
@@ -85,8 +86,8 @@ export async function runAttempt(
   const boundMs = EXIT_BOUND_MS + (fault.when === 'before' ? baselineMs : 0);
   if (exit.code !== 0 && exitMs > boundMs)
     failures.push(`git exited ${exitMs} ms after the fault (bound ${boundMs} ms)`);
-  if (fault.expect === 'fail' && exit.code === 0 && landed) failures.push('git succeeded despite the fault');
-  if (fault.expect === 'succeed' && exit.code !== 0) failures.push(`git failed: ${userMessage(stderr)}`);
+  if (expected === 'fail' && exit.code === 0 && landed) failures.push('git succeeded despite the fault');
+  if (expected === 'succeed' && exit.code !== 0) failures.push(`git failed: ${userMessage(stderr)}`);
   if (exit.code === 0) {
     const wrong = await op.verify(world, tag);
     if (wrong) failures.push(`succeeded with wrong data: ${wrong}`);

@@ -23,9 +23,13 @@ export interface Fault {
   when: 'mid' | 'before';
   /** `fail`: git must fail with a message; `succeed`: must succeed anyway; `any`: either, consistently. */
   expect: 'fail' | 'succeed' | 'any';
+  /** What `op` must do when it differs from `expect`. */
+  expectFor?(op: Operation): 'fail' | 'succeed' | 'any';
   appliesTo?(op: Operation): boolean;
-  /** The router the attempt goes through (`host:port`); default the learn router. */
+  /** The router the attempt goes through (`host:port` of its SSH front); default the learn router. */
   via?(world: FaultWorld): string;
+  /** The same for the HTTP rows (`host:port` of its HTTP front). */
+  viaHttp?(world: FaultWorld): string;
   /** Injects the fault; resolves with the moment it took effect (git must exit within the bound after it). */
   inject(ctx: FaultContext): Promise<number>;
   /** Takes the fault away again once git has exited, and waits until the stack serves again. */
@@ -77,6 +81,8 @@ const clientStalled: Fault = {
   label: `client stalls (SIGSTOP: stops reading and sending) past the ${TIMEOUTS.tunnelIdleMs / 1000} s tunnel idle timeout, then continues`,
   when: 'mid',
   expect: 'any',
+  // The idle timeout is the SSH tunnel's; the git HTTP routes have none (nor has Workhorse's).
+  appliesTo: (op) => !op.http,
   inject: async ({ world, run, notes }) => {
     const stalled = Date.now();
     signalGroup(run?.pgid as number, 'SIGSTOP');
@@ -104,12 +110,28 @@ const clientStalled: Fault = {
   },
 };
 
+/**
+ * Where Rails can fail: its path for SSH rows and for HTTP rows (`null`: not on that path). Over HTTP
+ * git is pre-authorized at the git routes themselves, and `/allowed` is asked by the hooks of a push.
+ */
 const RAILS_POINTS = {
-  keys: { path: '^/api/v4/internal/authorized_keys', label: '`authorized_keys`' },
-  allowed: { path: '^/api/v4/internal/allowed', label: '`/allowed`' },
-  preauth: { path: '\\.git/ssh-(upload-pack|receive-pack|upload-archive)$', label: 'pre-authorization' },
-  hooks: { path: '^/api/v4/internal/pre_receive', label: 'the hooks (`/pre_receive`)' },
+  keys: { path: '^/api/v4/internal/authorized_keys', http: null, label: '`authorized_keys`' },
+  allowed: { path: '^/api/v4/internal/allowed', http: 'push', label: '`/allowed`' },
+  preauth: {
+    path: '\\.git/ssh-(upload-pack|receive-pack|upload-archive)$',
+    http: '\\.git/(info/refs|git-upload-pack|git-receive-pack)$',
+    label: 'pre-authorization',
+  },
+  hooks: { path: '^/api/v4/internal/pre_receive', http: 'push', label: 'the hooks (`/pre_receive`)' },
 } as const;
+
+/** Whether Rails failing at `point` is on the way of `op`. */
+function railsPointApplies(point: keyof typeof RAILS_POINTS, op: Operation): boolean {
+  const http = RAILS_POINTS[point].http;
+  if (point === 'hooks' && op.pushes === undefined) return false;
+  if (!op.http) return true;
+  return http === 'push' ? op.pushes !== undefined : http !== null;
+}
 
 const RAILS_MODES = {
   down: { label: 'down (connection reset)', rule: { mode: 'down' } },
@@ -128,9 +150,14 @@ function railsFault(point: keyof typeof RAILS_POINTS, mode: keyof typeof RAILS_M
     label: `Rails ${how.label} at ${where.label}`,
     when: 'before',
     expect: 'fail',
-    appliesTo: (op) => point !== 'hooks' || op.pushes !== undefined,
-    inject: async ({ world }) => {
-      world.setRails([{ path: where.path, ...how.rule } as RailsRule]);
+    appliesTo: (op) => railsPointApplies(point, op),
+    // Over HTTP a push's hooks ask Rails from mock Gitaly, which waits as Gitaly does (no 3 s
+    // timeout there, no tunnel idle timeout on the git HTTP routes): a slow answer is still a yes.
+    expectFor: (op) =>
+      op.http && mode === 'slow' && RAILS_POINTS[point].http === 'push' ? 'succeed' : 'fail',
+    inject: async ({ world, op }) => {
+      const path = op.http && point === 'preauth' ? RAILS_POINTS.preauth.http : where.path;
+      world.setRails([{ path, ...how.rule } as RailsRule]);
       return Date.now();
     },
     heal: async ({ world }) => world.setRails([]),
@@ -160,6 +187,7 @@ const topologyDown: Fault = {
   when: 'before',
   expect: 'succeed',
   via: (world) => world.stack.json.routerTopology?.ssh ?? world.stack.json.router.ssh,
+  viaHttp: (world) => new URL(world.stack.json.routerTopology?.http ?? world.stack.json.router.http).host,
   inject: async ({ world }) => {
     process.kill(world.pid('topology-service'), 'SIGSTOP');
     return Date.now();

@@ -2,15 +2,22 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { demoWorld } from '../../stack/topology-file-load.js';
 import { run, runOk } from '../helpers/run.js';
-import { type FaultWorld, type GitRun, LARGE_PROJECT, PUSH_PROJECT } from './world.js';
+import { type FaultWorld, type GitRun, LARGE_PROJECT, PUSH_PROJECT, USER } from './world.js';
 
-/** One row of the matrix: a git operation on the large repository through the router (SSH, HTTP/2 tunnel). */
+/**
+ * One row of the matrix: a git operation on the large repository through the router — over SSH
+ * (the router's tunnel to the bridge) or, for `http` rows, over HTTP (the router's HTTP front →
+ * the bridge's git routes).
+ */
 export interface Operation {
   id: string;
   label: string;
-  /** Starts the operation; `tag` is unique per attempt (folders, branch names). */
-  start(world: FaultWorld, tag: string, viaSsh?: string): GitRun;
+  /** Git over HTTP through the router's HTTP front (default: over SSH). */
+  http?: boolean;
+  /** Starts the operation; `tag` is unique per attempt; `via` is the router (`host:port`, of SSH or HTTP). */
+  start(world: FaultWorld, tag: string, via?: string): GitRun;
   /** Whether a finished attempt did everything it should (all objects, the pushed ref, the tar). */
   verify(world: FaultWorld, tag: string): Promise<string | undefined>;
   /** After a push: removes the branch it made and its objects from the bare repository. */
@@ -25,6 +32,16 @@ const dir = (world: FaultWorld, tag: string) => join(world.work, 'runs', tag);
 function url(world: FaultWorld, path: string, viaSsh?: string): string {
   return viaSsh ? `ssh://git@${viaSsh}/${path}.git` : world.stack.url(path);
 }
+
+/** http://USER:<password>@<router's HTTP front, or `viaHttp`>/<path>.git. */
+function httpUrl(world: FaultWorld, path: string, viaHttp?: string): string {
+  const password = demoWorld().users.find((u) => u.username === USER)?.password ?? '';
+  const front = viaHttp ?? new URL(world.stack.json.router.http).host;
+  return `http://${USER}:${encodeURIComponent(password)}@${front}/${path}.git`;
+}
+
+/** git's environment for HTTP: no prompt for credentials. */
+const httpEnv = (world: FaultWorld) => ({ ...world.stack.gitEnv(USER), GIT_TERMINAL_PROMPT: '0' });
 
 async function revParse(gitDir: string, ref: string): Promise<string | undefined> {
   const r = await run('git', ['--git-dir', gitDir, 'rev-parse', '--verify', '-q', ref]);
@@ -52,6 +69,32 @@ function clone(version: 0 | 2): Operation {
   };
 }
 
+/** `clone-http`: a bare clone (protocol v2) over HTTP through the router's HTTP front. */
+const cloneHttp: Operation = {
+  id: 'clone-http',
+  label: 'clone over HTTP (protocol v2)',
+  http: true,
+  start: (world, tag, via) =>
+    world.git(
+      [
+        '-c',
+        'protocol.version=2',
+        'clone',
+        '-q',
+        '--bare',
+        httpUrl(world, LARGE_PROJECT, via),
+        dir(world, tag),
+      ],
+      {
+        env: httpEnv(world),
+      },
+    ),
+  verify: async (world, tag) => {
+    const head = await revParse(dir(world, tag), 'refs/heads/main');
+    return head === world.large.head ? undefined : `cloned main is ${head}, not ${world.large.head}`;
+  },
+};
+
 const fetch: Operation = {
   id: 'fetch',
   label: 'fetch (v2, into an empty repository)',
@@ -77,29 +120,39 @@ function initBare(folder: string): string {
 
 const branch = (tag: string) => `faults-${tag}`;
 
-const push: Operation = {
-  id: 'push',
-  pushes: PUSH_PROJECT,
-  label: 'push (a new branch of the large history)',
-  start: (world, tag, viaSsh) =>
-    world.git(['push', '-q', url(world, PUSH_PROJECT, viaSsh), `main:refs/heads/${branch(tag)}`], {
-      cwd: join(world.work, 'pusher.git'),
-    }),
-  verify: async (world, tag) => {
-    const head = await revParse(world.repository(PUSH_PROJECT), `refs/heads/${branch(tag)}`);
-    return head === world.large.head ? undefined : `pushed branch is ${head}, not ${world.large.head}`;
-  },
-  clean: async (world, tag) => {
-    const bare = world.repository(PUSH_PROJECT);
-    if (await revParse(bare, `refs/heads/${branch(tag)}`)) {
-      await runOk('git', ['--git-dir', bare, 'update-ref', '-d', `refs/heads/${branch(tag)}`]);
-      // Drop the pushed objects, so the next push sends the whole history again.
-      await runOk('git', ['--git-dir', bare, '-c', 'gc.reflogExpire=now', 'reflog', 'expire', '--all']);
-      await runOk('git', ['--git-dir', bare, 'repack', '-a', '-d', '-q']);
-      await runOk('git', ['--git-dir', bare, 'prune', '--expire=now']);
-    }
-  },
-};
+/** A push of a new branch with the large history: over SSH, or over HTTP. */
+function pushOp(http: boolean): Operation {
+  return {
+    id: http ? 'push-http' : 'push',
+    ...(http ? { http } : {}),
+    pushes: PUSH_PROJECT,
+    label: `push${http ? ' over HTTP' : ''} (a new branch of the large history)`,
+    start: (world, tag, via) =>
+      world.git(
+        [
+          'push',
+          '-q',
+          http ? httpUrl(world, PUSH_PROJECT, via) : url(world, PUSH_PROJECT, via),
+          `main:refs/heads/${branch(tag)}`,
+        ],
+        { cwd: join(world.work, 'pusher.git'), ...(http ? { env: httpEnv(world) } : {}) },
+      ),
+    verify: async (world, tag) => {
+      const head = await revParse(world.repository(PUSH_PROJECT), `refs/heads/${branch(tag)}`);
+      return head === world.large.head ? undefined : `pushed branch is ${head}, not ${world.large.head}`;
+    },
+    clean: async (world, tag) => {
+      const bare = world.repository(PUSH_PROJECT);
+      if (await revParse(bare, `refs/heads/${branch(tag)}`)) {
+        await runOk('git', ['--git-dir', bare, 'update-ref', '-d', `refs/heads/${branch(tag)}`]);
+        // Drop the pushed objects, so the next push sends the whole history again.
+        await runOk('git', ['--git-dir', bare, '-c', 'gc.reflogExpire=now', 'reflog', 'expire', '--all']);
+        await runOk('git', ['--git-dir', bare, 'repack', '-a', '-d', '-q']);
+        await runOk('git', ['--git-dir', bare, 'prune', '--expire=now']);
+      }
+    },
+  };
+}
 
 const archive: Operation = {
   id: 'archive',
@@ -123,7 +176,15 @@ export async function removeAttempt(world: FaultWorld, tag: string): Promise<voi
   await rm(dir(world, tag), { recursive: true, force: true });
 }
 
-export const OPERATIONS: Operation[] = [clone(2), clone(0), fetch, push, archive];
+export const OPERATIONS: Operation[] = [
+  clone(2),
+  clone(0),
+  fetch,
+  pushOp(false),
+  archive,
+  cloneHttp,
+  pushOp(true),
+];
 
 /** What an interrupted receive-pack may leave in a bare repository: quarantine and temporary packs. */
 export function quarantineLeftovers(bare: string): string[] {

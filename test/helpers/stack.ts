@@ -84,7 +84,7 @@ export function readStackJson(file: string): StackJson {
 /**
  * Spawns the stack's main process on `dataDir` with port offset `offset` (none: `args` chooses, e.g.
  * `--free-ports`) and the command-line `args`, detached in its own process group (ended by
- * `killGroup(pgid)` or, at the latest, when this test process exits).
+ * `killGroup(pgid)`, when this test process exits, or by the stack itself once this process is gone).
  */
 export function spawnStack(opts: {
   dataDir: string;
@@ -103,6 +103,8 @@ export function spawnStack(opts: {
         STACK_DATA_DIR: opts.dataDir,
         ...(opts.offset === undefined ? {} : { STACK_PORT_OFFSET: String(opts.offset) }),
         STACK_LOG_LEVEL: opts.logLevel ?? 'info',
+        // The stack ends itself when this test process is gone, even after a SIGKILL of the worker.
+        WORLD_PARENT_PID: String(process.pid),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,

@@ -35,18 +35,26 @@ export const PROTO_LOADER_OPTIONS: protoLoader.Options = {
   includeDirs: [PROTO_DIR],
 };
 
-let cached: grpc.ServiceClientConstructor | undefined;
+const loaded = new Map<string, grpc.ServiceClientConstructor>();
+
+/** The `gitaly.<service>` definition of `protos/<file>`, loaded once per service. */
+export function loadGitalyService(file: string, service: string): grpc.ServiceClientConstructor {
+  let ctor = loaded.get(service);
+  if (!ctor) {
+    const def = protoLoader.loadSync(file, PROTO_LOADER_OPTIONS);
+    const pkg = grpc.loadPackageDefinition(def) as unknown as {
+      gitaly: Record<string, grpc.ServiceClientConstructor | undefined>;
+    };
+    ctor = pkg.gitaly[service];
+    if (!ctor) throw new Error(`protos/${file} has no gitaly.${service}`);
+    loaded.set(service, ctor);
+  }
+  return ctor;
+}
 
 /** The `gitaly.SSHService` definition, loaded once. */
 export function loadSshService(): grpc.ServiceClientConstructor {
-  if (!cached) {
-    const def = protoLoader.loadSync('ssh.proto', PROTO_LOADER_OPTIONS);
-    const pkg = grpc.loadPackageDefinition(def) as unknown as {
-      gitaly: { SSHService: grpc.ServiceClientConstructor };
-    };
-    cached = pkg.gitaly.SSHService;
-  }
-  return cached;
+  return loadGitalyService('ssh.proto', 'SSHService');
 }
 
 // Message types are generated from protos/ by `npm run generate` (grpc-js's proto-loader-gen-types,

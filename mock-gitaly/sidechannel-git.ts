@@ -1,7 +1,8 @@
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../lib/logger.js';
 import { encodeSideband, SidechannelError, StdinDeframer } from '../lib/sidechannel.js';
-import type { GitOutput, GitRun } from './git-run.js';
+import type { GitOutput, GitRun, GitRunResult } from './git-run.js';
+import { type NegotiationStats, NegotiationStatsParser } from './negotiation-stats.js';
 
 /**
  * git output → sideband packets (band 1 stdout, band 2 stderr, ≤ 65515 bytes each). Header and data
@@ -86,16 +87,11 @@ export function pipeSidechannelStdin(
     logger.info({ err: err?.message }, 'sidechannel closed by the client; killing git');
     git.cancel();
   };
-  stream.on('data', onData);
-  stream.on('end', onEnd);
-  stream.on('error', onBroken);
-  stream.on('close', onBroken);
+  const listeners = Object.entries({ data: onData, end: onEnd, error: onBroken, close: onBroken });
+  for (const [event, listener] of listeners) stream.on(event, listener);
   stream.resume();
   return () => {
-    stream.off('data', onData);
-    stream.off('end', onEnd);
-    stream.off('error', onBroken);
-    stream.off('close', onBroken);
+    for (const [event, listener] of listeners) stream.off(event, listener);
   };
 }
 
@@ -116,4 +112,38 @@ export function closeSidechannel(stream: Duplex): Promise<void> {
     // Nothing more is read from the client; keep its window moving.
     stream.resume();
   });
+}
+
+/** What `runOnSidechannel` needs of a gRPC call: whether and when the client cancelled it. */
+export interface CancellableCall {
+  readonly cancelled: boolean;
+  once(event: 'cancelled', listener: () => void): unknown;
+  off(event: 'cancelled', listener: () => void): unknown;
+}
+
+/**
+ * `git` with the sidechannel as its stdin (`pipeSidechannelStdin`, the negotiation statistics read
+ * on the way) until it exits; the client cancelling the call kills git and breaks the stream. The
+ * sidechannel is closed before it resolves. Both upload-pack RPCs (SSH and smart HTTP) run this way.
+ */
+export async function runOnSidechannel(
+  call: CancellableCall,
+  stream: Duplex,
+  git: GitRun,
+  logger: Logger,
+): Promise<{ run: GitRunResult; stats: NegotiationStats }> {
+  const stats = new NegotiationStatsParser();
+  const detach = pipeSidechannelStdin(stream, git, logger, { onStdin: (data) => stats.feed(data) });
+  const onCancelled = () => {
+    logger.info('call cancelled by the client; killing git');
+    git.cancel();
+    stream.destroy();
+  };
+  call.once('cancelled', onCancelled);
+  if (call.cancelled) onCancelled();
+  const run = await git.done;
+  call.off('cancelled', onCancelled);
+  detach();
+  await closeSidechannel(stream);
+  return { run, stats: stats.result };
 }

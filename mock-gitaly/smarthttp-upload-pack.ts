@@ -13,9 +13,8 @@ import {
   toServiceError,
 } from './errors.js';
 import { type GitOutput, GitRun, type GitRunResult } from './git-run.js';
-import { NegotiationStatsParser } from './negotiation-stats.js';
 import { resolveRepository } from './repository.js';
-import { closeSidechannel, pipeSidechannelStdin } from './sidechannel-git.js';
+import { closeSidechannel, runOnSidechannel } from './sidechannel-git.js';
 import { openSidechannel, type SidechannelSession, sidechannelId } from './sidechannel-open.js';
 import { postUploadPackCommand } from './smarthttp-command.js';
 import type { ServiceContext } from './ssh-service.js';
@@ -61,19 +60,7 @@ async function runOverSidechannel(
     throw err;
   }
   const git = new GitRun({ command, logger, processes: ctx.processes, output: rawOutput(stream) });
-  const stats = new NegotiationStatsParser();
-  const detach = pipeSidechannelStdin(stream, git, logger, { onStdin: (data) => stats.feed(data) });
-  const onCancelled = () => {
-    git.cancel();
-    stream.destroy();
-  };
-  call.once('cancelled', onCancelled);
-  if (call.cancelled) onCancelled();
-  const run = await git.done;
-  call.off('cancelled', onCancelled);
-  detach();
-  await closeSidechannel(stream);
-  return { run, stats: stats.result };
+  return runOnSidechannel(call, stream, git, logger);
 }
 
 async function serve(

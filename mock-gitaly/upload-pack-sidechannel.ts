@@ -17,10 +17,9 @@ import {
 import { uploadPackCommand } from './git-command.js';
 import { GitRun, type GitRunResult } from './git-run.js';
 import { HUNG_UP_STDERR } from './git-stream.js';
-import { NegotiationStatsParser } from './negotiation-stats.js';
 import { resolveRepository } from './repository.js';
 import { noteCallBytes } from './rpc-journal.js';
-import { closeSidechannel, pipeSidechannelStdin, sidebandOutput } from './sidechannel-git.js';
+import { closeSidechannel, runOnSidechannel, sidebandOutput } from './sidechannel-git.js';
 import { openSidechannel, type SidechannelSession, sidechannelId } from './sidechannel-open.js';
 import type { ServiceContext } from './ssh-service.js';
 
@@ -93,20 +92,7 @@ async function runUploadPack(
     output: sidebandOutput(stream),
     negotiation: { until: 'done', timeoutMs: ctx.config.uploadPackNegotiationTimeoutMs },
   });
-  const stats = new NegotiationStatsParser();
-  const detach = pipeSidechannelStdin(stream, git, logger, { onStdin: (data) => stats.feed(data) });
-  const onCancelled = () => {
-    logger.info('call cancelled by the client; killing git');
-    git.cancel();
-    stream.destroy();
-  };
-  call.once('cancelled', onCancelled);
-  if (call.cancelled) onCancelled();
-  const run = await git.done;
-  call.off('cancelled', onCancelled);
-  detach();
-  await closeSidechannel(stream);
-  return { run, stats: stats.result };
+  return runOnSidechannel(call, stream, git, logger);
 }
 
 /**

@@ -6,13 +6,8 @@ import { upBanner } from './stack-banner.js';
 import { stackJson } from './stack-config.js';
 import { prepareStack } from './stack-prepare.js';
 import { type StackSettings, stackSettings } from './stack-settings.js';
-import {
-  AddressInUseError,
-  StartError,
-  StoppingError,
-  Supervisor,
-  type SupervisorEvents,
-} from './supervisor.js';
+import { AddressInUseError, StartError, StoppingError } from './start-errors.js';
+import { Supervisor, type SupervisorEvents } from './supervisor.js';
 import { loadTopologyFile, TopologyFileError } from './topology-file-load.js';
 import { openWorld } from './world.js';
 import { watchParent, worldArgs } from './world-args.js';

@@ -8,6 +8,7 @@ import { boundAddresses, eachLine, type LogLine, parseJson } from './child-outpu
 import { portFree } from './layout.js';
 import { nodeFlagsFor } from './node-flags.js';
 import { type RestartPlan, RestartPolicy } from './restart-policy.js';
+import { AddressInUseError, StartError, StoppingError } from './start-errors.js';
 
 /** One address a service binds, e.g. `{ address: '127.0.0.1:2222', what: 'router SSH' }`. */
 export interface ListenAddress {
@@ -32,38 +33,6 @@ export interface ServiceSpec {
    */
   controls?: Array<{ target: ControlTarget; cell?: string }>;
 }
-
-/** A service that did not become ready; `logTail` holds its last output lines. */
-export class StartError extends Error {
-  constructor(
-    message: string,
-    readonly service: string,
-    readonly logFile: string,
-    readonly logTail: string,
-  ) {
-    super(message);
-  }
-}
-
-/** A service could not bind `address`: another process holds it (EADDRINUSE). */
-export class AddressInUseError extends StartError {
-  constructor(
-    service: string,
-    readonly address: ListenAddress,
-    logFile: string,
-    logTail: string,
-  ) {
-    super(
-      `${service} cannot listen on ${address.address} (${address.what}): the address is already in use by another process`,
-      service,
-      logFile,
-      logTail,
-    );
-  }
-}
-
-/** The supervisor is stopping (Ctrl-C, or a service given up): a start in progress gives up. */
-export class StoppingError extends Error {}
 
 /** What the supervisor tells its owner about services that died after they were up. */
 export interface SupervisorEvents {

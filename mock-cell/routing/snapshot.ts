@@ -1,5 +1,5 @@
+import { ROUTES, type RouteDef } from './routes.js';
 import { type SnapshotEntry, snapshotEntry } from './spec.js';
-import { ROUTES, type RouteDef } from './table.js';
 
 /**
  * The route snapshot in `config/routing/gitlab_routes.json`'s shape (cells-routing.md §5), built

@@ -2,9 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { learn } from '../learn.js';
 import { demoModel, shellHeaders, testApp } from '../test-support/fixtures.js';
 import { HANDLERS } from '../web/dispatch.js';
+import { ROUTES } from './routes.js';
 import { routesSnapshot, snapshotText } from './snapshot.js';
 import { templateOf } from './spec.js';
-import { matchRoute, RESERVED_TOP_LEVEL, ROUTES } from './table.js';
+import { matchRoute, RESERVED_TOP_LEVEL } from './table.js';
 
 describe('route table', () => {
   it('has a handler for every page route and no handler without a route', () => {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { makeNginxTempDirs, NGINX, nginxArgs, nginxTempPaths, nginxUserLine } from '../edge/nginx-files.js';
 import { forcedCommandGitCpu, freePort, waitForPort } from './openssh.js';
 import {
   type CpuCounter,
@@ -20,7 +21,7 @@ import {
  * unix socket there. The project root holds one symlink per project to the very bare repository the
  * stack serves.
  */
-export const NGINX = '/usr/sbin/nginx';
+export { NGINX };
 export const FCGIWRAP = '/usr/sbin/fcgiwrap';
 export const GIT_HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
 
@@ -51,7 +52,6 @@ export interface NginxConfigInput {
 
 /** The generated nginx.conf: loopback only, git's three smart HTTP routes to `git http-backend`. */
 export function nginxConfig(o: NginxConfigInput): string {
-  const t = (name: string) => join(o.dir, 'tmp', name);
   return `# The benchmark's own nginx (not the system's): loopback only, git http-backend through fcgiwrap.
 ${o.user ? `user ${o.user};\n` : ''}daemon off;
 master_process on;
@@ -63,11 +63,7 @@ worker_rlimit_nofile ${2 * o.workerConnections + 64};
 events { worker_connections ${o.workerConnections}; }
 http {
   access_log off;
-  client_body_temp_path ${t('client_body')};
-  proxy_temp_path ${t('proxy')};
-  fastcgi_temp_path ${t('fastcgi')};
-  uwsgi_temp_path ${t('uwsgi')};
-  scgi_temp_path ${t('scgi')};
+${nginxTempPaths(o.dir)}
   # Pushes of any size; git's pack streamed back as git http-backend writes it.
   client_max_body_size 0;
   fastcgi_buffering off;
@@ -143,8 +139,7 @@ export async function startNginx(
     if (!existsSync(bin)) throw new Error(`${bin} is missing: apt-get install -y nginx fcgiwrap git`);
   }
   const projectRoot = join(dir, 'repos');
-  for (const d of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'])
-    await mkdir(join(dir, 'tmp', d), { recursive: true });
+  await makeNginxTempDirs(dir);
   await linkProjects(projectRoot, repos);
   const fcgiSocket = join(dir, 'fcgiwrap.sock');
   const script = join(dir, 'git-http-backend.sh');
@@ -157,7 +152,7 @@ export async function startNginx(
   });
   const port = await freePort();
   const config = join(dir, 'nginx.conf');
-  const user = process.getuid?.() === 0 ? 'root' : undefined;
+  const user = nginxUserLine() === '' ? undefined : 'root';
   const workerConnections = Math.max(1024, 4 * opts.maxConcurrency);
   await writeFile(
     config,
@@ -165,14 +160,14 @@ export async function startNginx(
   );
   const stopFcgi = () => stopChild(fcgi, 5_000);
   try {
-    await mustRun(NGINX, ['-t', '-q', '-p', dir, '-c', config, '-e', join(dir, 'error.log')], {
+    await mustRun(NGINX, nginxArgs(dir, config, true), {
       timeoutMs: 30_000,
     });
   } catch (err) {
     await stopFcgi();
     throw err;
   }
-  const child = track(NGINX, ['-p', dir, '-c', config, '-e', join(dir, 'error.log')], {
+  const child = track(NGINX, nginxArgs(dir, config), {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -9,7 +9,7 @@ import { projectRoot } from './proto.js';
  * the path written as in the file (`projects[2].path`).
  */
 
-export type SchemaName = 'topology' | 'stack';
+export type SchemaName = 'topology' | 'stack' | 'edge';
 
 /** `/projects/2/path` → `projects[2].path`; the root is named `root`. */
 export function jsonPath(pointer: string, extra?: string): string {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The published JSON Schemas, generated from their TypeScript types (`npm run generate:schemas`):
 // schemas/topology.schema.json from lib/contracts/topology-file.ts `TopologyFile`, and
-// schemas/stack.schema.json from lib/contracts/stack.ts `StackJson`. Every JSDoc comment becomes a
+// schemas/stack.schema.json from lib/contracts/stack.ts `StackJson`, schemas/edge.schema.json from
+// lib/contracts/edge-file.ts `EdgeFile`. Every JSDoc comment becomes a
 // description. `test/unit/schemas.test.ts` regenerates them in memory and fails on any difference.
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -14,6 +15,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMAS = {
   'schemas/topology.schema.json': { path: 'lib/contracts/topology-file.ts', type: 'TopologyFile' },
   'schemas/stack.schema.json': { path: 'lib/contracts/stack.ts', type: 'StackJson' },
+  'schemas/edge.schema.json': { path: 'lib/contracts/edge-file.ts', type: 'EdgeFile' },
 };
 
 /** The text of one schema file (2-space JSON and a final newline, as biome formats it). */

@@ -9,6 +9,7 @@ const BOUND_FIELDS: Record<string, (line: LogLine) => unknown[]> = {
   bridge: (l) => [l.listen, l.metrics, l.shell],
   'topology-service': (l) => [l.grpc, l.http],
   'mock-gitaly': (l) => [l.address],
+  edge: (l) => (Array.isArray(l.addresses) ? l.addresses : []),
   'mock-cell': (l) => (Array.isArray(l.addresses) ? l.addresses.map((a) => (a as LogLine | null)?.url) : []),
 };
 

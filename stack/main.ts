@@ -1,5 +1,7 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
+import { EdgeFileError } from '../edge/figures.js';
 import { ConfigError } from '../lib/config.js';
+import { edgeStackJson } from './edge-plan.js';
 import { EXIT_ADDRESS_IN_USE, nextFreeOffset, type stackPaths } from './layout.js';
 import { DEFAULT_RESTART_POLICY, RestartPolicy } from './restart-policy.js';
 import { upBanner } from './stack-banner.js';
@@ -43,7 +45,7 @@ async function main(): Promise<void> {
   const settings = stackSettings(process.argv.slice(2));
   const world = loadTopologyFile(settings.topology);
   const flags = worldArgs(process.argv, process.env);
-  const { paths, ports, topology, repositories, planned, geo } = await prepareStack(world, settings);
+  const { paths, ports, topology, repositories, planned, geo, edge } = await prepareStack(world, settings);
   const channel = await openWorld(paths.root);
 
   let shuttingDown = false;
@@ -53,7 +55,9 @@ async function main(): Promise<void> {
     restartReporter(paths, {
       // Undefined until the stack is up and while it stops: stack.json is then not rewritten.
       current: () =>
-        contract === undefined || shuttingDown ? undefined : { ...contract, pids: supervisor.pids },
+        contract === undefined || shuttingDown
+          ? undefined
+          : { ...contract, edge: edgeStackJson(world, paths, ports, edge), pids: supervisor.pids },
       giveUp: (message) => {
         if (shuttingDown) return;
         process.stderr.write(message);
@@ -89,7 +93,10 @@ async function main(): Promise<void> {
     await shutdown(1, async () => startFailureMessage(failure));
     return;
   }
-  contract = { ...stackJson(world, paths, ports, topology, repositories), ...channel.contract };
+  contract = {
+    ...stackJson(world, paths, ports, topology, repositories, edgeStackJson(world, paths, ports, edge)),
+    ...channel.contract,
+  };
   await writeStackJson(paths.stackJson, { ...contract, pids: supervisor.pids });
   process.stdout.write(upBanner(world, paths, ports, geo));
 }
@@ -160,6 +167,10 @@ function startFailureMessage(err: unknown): string {
 const EXIT_CONFIG = 78;
 
 main().catch((err: unknown) => {
+  if (err instanceof EdgeFileError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(EXIT_CONFIG);
+  }
   if (err instanceof TopologyFileError) {
     process.stderr.write(`invalid topology file ${err.file}:\n${err.problems.join('\n')}\n`);
     process.exit(EXIT_CONFIG);

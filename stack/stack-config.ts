@@ -1,5 +1,6 @@
-import type { StackJson } from '../lib/contracts/stack.js';
+import type { StackEdge, StackJson } from '../lib/contracts/stack.js';
 import type { Topology } from '../mock-cell/topology-types.js';
+import { planEdge, type RunningEdge } from './edge-plan.js';
 import { geoStackJson, planGeoServices } from './geo-plan.js';
 import { HOST, type StackNet, type StackPaths, type StackPorts } from './layout.js';
 import { routerConfig } from './router-plan.js';
@@ -32,6 +33,8 @@ interface Plan {
   logLevel: string;
   /** The Topology Service half (`topology-plan.ts`): local stacks only, not compose. */
   topology: boolean;
+  /** The edge in front of every cell (`edge-plan.ts`): local stacks only; absent = none. */
+  edge: RunningEdge | undefined;
 }
 
 const configFile = (plan: Plan, name: string) => `${plan.paths.configDir}/${name}.json`;
@@ -44,6 +47,8 @@ const listenAt = (plan: Plan, port: number, what: string) => ({ address: bindAt(
  * world asks for. `topology` (the local stack; compose has none of it) adds the Topology Service,
  * the `topology` router and the bridges' shell endpoints; `geo` (local only too) the Geo
  * secondaries of the file's `geo` (`geo-plan.ts`). Without `topology` the `learn` router always runs.
+ * `edge` (local only) puts an edge on every cell's shell endpoint, the bridge behind it, and has both
+ * routers dial the shell endpoints (`edge-plan.ts`).
  */
 export function planServices(
   world: World,
@@ -51,15 +56,18 @@ export function planServices(
   ports: StackPorts,
   net: StackNet,
   logLevel: string,
-  opts: { topology?: boolean; geo?: boolean } = {},
+  opts: { topology?: boolean; geo?: boolean; edge?: RunningEdge } = {},
 ): PlannedService[] {
-  const plan: Plan = { world, paths, ports, net, logLevel, topology: opts.topology === true };
+  const topology = opts.topology === true;
+  const edge = topology ? opts.edge : undefined;
+  const plan: Plan = { world, paths, ports, net, logLevel, topology, edge };
   const learn = world.routers.learn || !plan.topology;
   return [
     ...(plan.topology ? [planTopologyService(world, paths, ports, logLevel)] : []),
     ...world.cells.map((cell) => planGitaly(plan, cell)),
     planMockCell(plan),
     ...world.cells.map((cell) => planBridge(plan, cell)),
+    ...(edge ? [planEdge(world, paths, ports, edge, logLevel)] : []),
     ...(learn ? [planRouter(plan)] : []),
     ...(plan.topology && world.routers.topology ? [planRouterTopology(world, paths, ports, logLevel)] : []),
     ...(plan.topology && opts.geo ? planGeoServices(world, paths, ports, logLevel) : []),
@@ -118,6 +126,8 @@ function planMockCell(plan: Plan): PlannedService {
 function planBridge(plan: Plan, cell: WorldCell): PlannedService {
   const { paths, ports, net } = plan;
   const name = `bridge-${cell.name}`;
+  // With an edge, the edge holds the shell endpoint and the bridge is behind it.
+  const shell = plan.topology && plan.edge === undefined;
   return {
     tier: 1,
     spec: {
@@ -127,7 +137,7 @@ function planBridge(plan: Plan, cell: WorldCell): PlannedService {
       listen: [
         listenAt(plan, ports.bridge(cell.id), `bridge of ${cell.name}`),
         listenAt(plan, ports.bridgeMetrics(cell.id), `bridge metrics of ${cell.name}`),
-        ...(plan.topology
+        ...(shell
           ? [{ address: bridgeShellListen(ports, cell), what: `shell endpoint of ${cell.name}` }]
           : []),
       ],
@@ -139,7 +149,7 @@ function planBridge(plan: Plan, cell: WorldCell): PlannedService {
       shellSecretFile: paths.shellSecret,
       workhorseSecretFile: paths.workhorseSecret,
       metricsListen: bindAt(plan, ports.bridgeMetrics(cell.id)),
-      ...(plan.topology ? { shellListen: bridgeShellListen(ports, cell) } : {}),
+      ...(shell ? { shellListen: bridgeShellListen(ports, cell) } : {}),
       cell: cell.name,
       logLevel: plan.logLevel,
     },
@@ -166,7 +176,9 @@ function planRouter(plan: Plan): PlannedService {
       httpListen: bindAt(plan, ports.routerHttp),
       metricsListen: bindAt(plan, ports.routerMetrics),
       region: routerRegion(plan.world),
-      cells: routerCells(plan.world, (c) => `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`),
+      cells: routerCells(plan.world, (c) =>
+        plan.edge ? shellEndpoint(ports, c) : `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`,
+      ),
       logLevel: plan.logLevel,
     }),
   };
@@ -192,6 +204,7 @@ export function stackJson(
   ports: StackPorts,
   topology: Topology,
   repositories: Record<string, string>,
+  edge: StackEdge = { kind: 'none', cells: [] },
 ): Omit<StackJson, 'pids' | 'control' | 'journal'> {
   const cellOf = (namespace: string) => {
     const org = topology.namespaces.find((n) => n.path === namespace)?.organization;
@@ -231,6 +244,7 @@ export function stackJson(
     secrets: { shell: paths.shellSecret, workhorse: paths.workhorseSecret, gitaly: paths.gitalyToken },
     routerMetrics: router.metrics,
     knownHosts: `${paths.root}/known_hosts`,
+    edge,
     ...topologyStackJson(ports, world.routers.topology),
     geo: topology.geoSites ? geoStackJson(world, paths, ports) : [],
   };

@@ -1,6 +1,8 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { type EdgeSpec, resolveEdge } from '../edge/figures.js';
 import { validateTopology } from '../mock-cell/topology-validate.js';
 import { ensureRepositories, ensureSecretsAndKeys } from './demo-data.js';
+import { writeEdgeFiles } from './edge-plan.js';
 import { pickFreePorts } from './free-ports.js';
 import { ensureGeoSecrets, ensureReplicas, geoCells, geoSites } from './geo-plan.js';
 import { HOST, LOCAL_NET, portsOf, type StackPorts, stackPaths, stackPorts } from './layout.js';
@@ -26,8 +28,14 @@ export async function worldPorts(world: World, settings: StackSettings, geo: boo
   return ports;
 }
 
+/** The world's edge: `--edge` / `STACK_EDGE`, else the topology file's `edge`, else none (EdgeFileError when bad). */
+export function worldEdge(world: World, settings: StackSettings): EdgeSpec {
+  return resolveEdge(settings.edge ?? world.edge ?? 'none', settings.edgeTimeScale);
+}
+
 /** Data, keys, configs and the service plan of a world under the data folder (kept between runs where they exist). */
 export async function prepareStack(world: World, settings: StackSettings) {
+  const edge = worldEdge(world, settings);
   const paths = stackPaths(settings.dataDir);
   const geo = settings.geo === 'on' && world.geo.length > 0;
   const ports = await worldPorts(world, settings, geo);
@@ -53,9 +61,15 @@ export async function prepareStack(world: World, settings: StackSettings) {
     ...(geo ? geoCells(world).map((c) => ports.geo(c.id).ssh) : []),
   ]);
   await writeFile(`${paths.root}/gitlab-shell-config.yml`, gitlabShellConfigYml(world, paths, ports));
-  const planned = planServices(world, paths, ports, LOCAL_NET, settings.logLevel, { topology: true, geo });
+  const running = edge.kind === 'none' ? undefined : edge;
+  if (running) await writeEdgeFiles(world, paths, ports, running);
+  const planned = planServices(world, paths, ports, LOCAL_NET, settings.logLevel, {
+    topology: true,
+    geo,
+    ...(running ? { edge: running } : {}),
+  });
   for (const p of planned) await writeFile(p.spec.configFile, `${JSON.stringify(p.config, null, 2)}\n`);
-  return { paths, ports, topology, repositories, planned, geo };
+  return { paths, ports, topology, repositories, planned, geo, edge };
 }
 
 /** Every host key of the routers (Ed25519, ECDSA, RSA) at every SSH port, so a client may ask for any type. */

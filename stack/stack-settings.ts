@@ -1,5 +1,14 @@
 import { parseArgs } from 'node:util';
-import { bool, ConfigError, int, loadConfig, oneOf, str } from '../lib/config.js';
+import {
+  bool,
+  ConfigError,
+  int,
+  loadConfig,
+  oneOf,
+  optionalStr,
+  str,
+  type Validator,
+} from '../lib/config.js';
 import { DEFAULT_RESTART_POLICY } from './restart-policy.js';
 import { DEMO_TOPOLOGY_FILE } from './topology-file-load.js';
 
@@ -19,10 +28,24 @@ export interface StackSettings {
   geo: 'on' | 'off';
   /** `STACK_RESTART_STABLE_MS`: up this long, a service's next death counts as its first again. */
   restartStableMs: number;
+  /**
+   * `--edge` / `STACK_EDGE`: the edge between the routers and every cell: `none`, `nginx`, `haproxy`,
+   * `cloudflare`, or an edge file (`edge/figures.ts`); default the topology file's `edge`, else none.
+   */
+  edge: string | undefined;
+  /** `--edge-time-scale` / `STACK_EDGE_TIME_SCALE`: every time of the edge multiplied by it (default 1). */
+  edgeTimeScale: number;
 }
 
 export const USAGE =
-  'usage: node dist/stack/main.js [--topology FILE] [--data-dir DIR] [--port-offset N | --free-ports] [--log-level L] [--geo on|off] [--parent-pid P] [--ephemeral]';
+  'usage: node dist/stack/main.js [--topology FILE] [--data-dir DIR] [--port-offset N | --free-ports] [--log-level L] [--geo on|off] [--edge KIND|FILE] [--edge-time-scale X] [--parent-pid P] [--ephemeral]';
+
+const timeScale: Validator<number> = (v, name) => {
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  if (typeof n !== 'number' || !(n > 0 && n <= 10))
+    throw new ConfigError(`${name} must be a number above 0 and at most 10, got ${JSON.stringify(v)}`);
+  return n;
+};
 
 /** The flags as the environment variables they override. */
 function flagsAsEnv(argv: readonly string[]): Record<string, string> {
@@ -39,6 +62,8 @@ function flagsAsEnv(argv: readonly string[]): Record<string, string> {
         'free-ports': { type: 'boolean' },
         'log-level': { type: 'string' },
         geo: { type: 'string' },
+        edge: { type: 'string' },
+        'edge-time-scale': { type: 'string' },
         // The world flags, read by `world-args.ts`.
         'parent-pid': { type: 'string' },
         ephemeral: { type: 'boolean' },
@@ -61,6 +86,8 @@ function flagsAsEnv(argv: readonly string[]): Record<string, string> {
   if (values['free-ports'] === true) env.STACK_PORT_OFFSET = '0';
   set('STACK_LOG_LEVEL', values['log-level']);
   set('STACK_GEO', values.geo);
+  set('STACK_EDGE', values.edge);
+  set('STACK_EDGE_TIME_SCALE', values['edge-time-scale']);
   return env;
 }
 
@@ -78,6 +105,8 @@ export function stackSettings(argv: readonly string[], env: NodeJS.ProcessEnv = 
         default: DEFAULT_RESTART_POLICY.stableMs,
         env: 'STACK_RESTART_STABLE_MS',
       },
+      edge: { validate: optionalStr, default: '', env: 'STACK_EDGE' },
+      edgeTimeScale: { validate: timeScale, default: '1', env: 'STACK_EDGE_TIME_SCALE' },
     },
     { prefix: 'STACK', env: { ...env, ...flagsAsEnv(argv) } },
   );

@@ -61,6 +61,8 @@ export interface World {
   routers: { learn: boolean; topology: boolean };
   /** Cells that get a Geo secondary site. */
   geo: string[];
+  /** The file's `edge`: a kind, or the absolute path of an edge file; undefined when it names none. */
+  edge: string | undefined;
 }
 
 export const ROLE_LEVEL: Record<TopologyRole, number> = AccessLevel;
@@ -177,5 +179,6 @@ export function resolveTopologyFile(file: TopologyFile, path: string, dir: strin
     seed000Routing,
     routers: { learn: file.routers?.learn ?? seed000Routing, topology: file.routers?.topology ?? true },
     geo: (file.geo ?? []).map((g) => g.cell),
+    edge: file.edge === undefined || !/[./]/.test(file.edge) ? file.edge : resolve(dir, file.edge),
   };
 }

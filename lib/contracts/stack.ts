@@ -25,11 +25,17 @@ export interface StackJson {
     /** The bridge's Prometheus endpoint. */
     metrics: string;
     /**
-     * The cell's bridge on the gitlab-shell layout's shared port, on the cell's own loopback address
-     * (`http://127.0.0.<id + 1>:<port>`): where gitlab-shell and the topology router reach the cell.
+     * The cell's front door on the gitlab-shell layout's shared port, on the cell's own loopback
+     * address (`http://127.0.0.<id + 1>:<port>`): where gitlab-shell and the topology router reach the
+     * cell. The bridge itself, or the edge in front of it (`edge`).
      */
     shellEndpoint: string;
   }>;
+  /**
+   * The HTTP edge between the routers and every cell (README "Edges"): `none` (the routers dial the
+   * bridges), or a real proxy (Debian's nginx or HAProxy) with the figures it was generated with.
+   */
+  edge: StackEdge;
   /** The Topology Service: gRPC `host:port` and the REST base URL. */
   topologyService: { grpc: string; http: string };
   /** The router in `routing: "topology"` mode; present only when the world starts it. */
@@ -71,4 +77,32 @@ export interface StackJson {
   journal: string;
   /** Process id of each service by its supervisor name (`router`, `bridge-cell_us0`, …). */
   pids: Record<string, number>;
+}
+
+/** stack.json `edge`: which edge runs and where. */
+export interface StackEdge {
+  /** `none`, a kind (`nginx`, `haproxy`, `cloudflare`) or `file` (the user's edge file). */
+  kind: 'none' | 'nginx' | 'haproxy' | 'cloudflare' | 'file';
+  /** The user's edge file (`kind: "file"`). */
+  file?: string;
+  /** The proxy that runs (absent for `none`). */
+  proxy?: 'nginx' | 'haproxy';
+  /** Its generated config file (`nginx.conf`, `haproxy.cfg`) under the world's data folder. */
+  configFile?: string;
+  /** The proxy's process id (the supervisor's `pids.edge` is the service around it). */
+  pid?: number;
+  /** The figures it was generated with (times in ms, already scaled; `lib/contracts/edge-file.ts`). */
+  figures?: {
+    timeScale: number;
+    idleBodyTimeoutMs: number;
+    idleTimeoutMs: number;
+    haproxyTimeoutClientMs: number;
+    haproxyTimeoutServerMs: number;
+    bufferSshPackBody: boolean;
+    bufferResponse: boolean;
+    maxBodyBytes: number;
+    upstreamConnectionClose: boolean;
+  };
+  /** Per cell: the URL both routers dial (`dial`, the cell's `shellEndpoint`) and the bridge behind it. */
+  cells: Array<{ cell: string; dial: string; bridge: string }>;
 }

@@ -173,4 +173,10 @@ export interface TopologyFile {
   routers?: TopologyFileRouters;
   /** Geo secondary sites (default none). */
   geo?: TopologyFileGeo[];
+  /**
+   * The HTTP edge between the routers and every cell: `none` (default), `nginx`, `haproxy`,
+   * `cloudflare`, or the path of an edge file (`schemas/edge.schema.json`), relative to this file.
+   * `--edge` / `STACK_EDGE` override it.
+   */
+  edge?: string;
 }

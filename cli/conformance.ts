@@ -4,6 +4,7 @@
  * else the kit starts its own world and, with no `--ssh`, tests this project's topology router.
  */
 
+import { resolve } from 'node:path';
 import { CHECKS } from '../conformance/checks/index.js';
 import type { RouterUnderTest } from '../conformance/context.js';
 import { reportTable, runChecks, writeReport } from '../conformance/runner.js';
@@ -14,7 +15,7 @@ import { EXIT_FAILED, EXIT_OK, UsageError } from './usage.js';
 import { readStackJson } from './world-files.js';
 
 export const PROFILES = ['gitlab-shell-14.57.6'];
-export const EDGES = ['none'];
+export const EDGES = ['none', 'nginx', 'haproxy', 'cloudflare'];
 
 export interface ConformanceOptions {
   ssh?: string;
@@ -24,18 +25,25 @@ export interface ConformanceOptions {
   json?: string;
   profile?: string;
   edge?: string;
+  edgeTimeScale?: string;
 }
 
-function choose(value: string | undefined, known: string[], flag: string): string {
+function choose(value: string | undefined, known: string[], flag: string, files = false): string {
   const v = value ?? (known[0] as string);
-  if (!known.includes(v))
+  if (!known.includes(v) && !(files && /\.json$/.test(v)))
     throw new UsageError(`unknown ${flag} ${v} (this kit has: ${known.join(', ')})`, 'conformance');
   return v;
 }
 
 export async function conformance(o: ConformanceOptions): Promise<number> {
   const profile = choose(o.profile, PROFILES, '--profile');
-  const edge = choose(o.edge, EDGES, '--edge');
+  const edge = choose(o.edge, EDGES, '--edge', true);
+  const scale = o.edgeTimeScale === undefined ? undefined : Number(o.edgeTimeScale);
+  if (scale !== undefined && !(scale > 0 && scale <= 10))
+    throw new UsageError(
+      `--edge-time-scale must be a number above 0 and at most 10, not ${o.edgeTimeScale}`,
+      'conformance',
+    );
   if (o.ssh !== undefined && !/^[^\s:]+:\d+$/.test(o.ssh))
     throw new UsageError(`--ssh must be host:port, not ${o.ssh}`, 'conformance');
   const only = o.only
@@ -48,20 +56,41 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
       `no check ${unknown.join(', ')} (this kit has: ${CHECKS.map((c) => c.id).join(', ')})`,
       'conformance',
     );
-  const world = o.world === undefined ? await startWorld({ topology: KIT_TOPOLOGY }) : undefined;
+  const given = o.world === undefined ? undefined : readStackJson(o.world);
+  const wanted = EDGES.includes(edge) ? edge : resolve(edge);
+  if (given && o.edge !== undefined && worldEdge(given) !== wanted)
+    throw new UsageError(`the world at ${o.world} runs edge ${worldEdge(given)}, not ${edge}`, 'conformance');
+  const world =
+    given === undefined
+      ? await startWorld({
+          topology: KIT_TOPOLOGY,
+          ...(edge === 'none' ? {} : { edge: wanted }),
+          ...(scale === undefined ? {} : { edgeTimeScale: scale }),
+        })
+      : undefined;
   try {
-    const stack: StackJson = world?.stackJson ?? readStackJson(o.world as string);
+    const stack: StackJson = world?.stackJson ?? (given as StackJson);
     const ours = stack.routerTopology ?? stack.router;
     const router: RouterUnderTest = {
       ssh: o.ssh ?? ours.ssh,
       ...(o.http !== undefined ? { http: o.http } : {}),
       ours: o.ssh === undefined || o.ssh === ours.ssh,
     };
-    const report = await runChecks(stack, router, { ...(only ? { only } : {}), profile, edge });
+    const report = await runChecks(stack, router, {
+      ...(only ? { only } : {}),
+      profile,
+      edge: worldEdge(stack),
+    });
     process.stdout.write(reportTable(report));
     if (o.json) writeReport(o.json, report);
     return report.failed > 0 ? EXIT_FAILED : EXIT_OK;
   } finally {
     await world?.stop();
   }
+}
+
+/** The edge a world runs, as the report names it: its kind, or its edge file. */
+function worldEdge(stack: StackJson): string {
+  const e = stack.edge ?? { kind: 'none' };
+  return e.kind === 'file' ? (e.file ?? 'file') : e.kind;
 }

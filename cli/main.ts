@@ -20,6 +20,8 @@ const OPTIONS = {
   'port-offset': { type: 'string' },
   'free-ports': { type: 'boolean' },
   detach: { type: 'boolean' },
+  edge: { type: 'string' },
+  'edge-time-scale': { type: 'string' },
   follow: { type: 'boolean', short: 'f' },
   cell: { type: 'string' },
   service: { type: 'string' },
@@ -39,16 +41,17 @@ const CONFORMANCE_OPTIONS = {
   json: { type: 'string' },
   profile: { type: 'string' },
   edge: { type: 'string' },
+  'edge-time-scale': { type: 'string' },
 } as const;
 
 /** Which options each command takes (besides --help and --data-dir). */
 const ALLOWED: Record<string, string[]> = {
-  up: ['topology', 'port-offset', 'free-ports', 'detach'],
+  up: ['topology', 'port-offset', 'free-ports', 'detach', 'edge', 'edge-time-scale'],
   down: [],
   status: [],
   journal: ['follow', 'cell', 'service', 'since', 'endpoint', 'json'],
   control: [],
-  conformance: ['ssh', 'http', 'world', 'only', 'json', 'profile', 'edge'],
+  conformance: ['ssh', 'http', 'world', 'only', 'json', 'profile', 'edge', 'edge-time-scale'],
 };
 
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
@@ -71,6 +74,10 @@ async function run(command: string, flags: Flags, words: string[]): Promise<numb
         ...(str(flags['port-offset']) !== undefined ? { portOffset: str(flags['port-offset']) } : {}),
         freePorts: flags['free-ports'] === true,
         detach: flags.detach === true,
+        ...(str(flags.edge) !== undefined ? { edge: str(flags.edge) } : {}),
+        ...(str(flags['edge-time-scale']) !== undefined
+          ? { edgeTimeScale: str(flags['edge-time-scale']) }
+          : {}),
       });
     case 'down':
       return down(dataDir);
@@ -94,6 +101,7 @@ async function run(command: string, flags: Flags, words: string[]): Promise<numb
         json: str(flags.json),
         profile: str(flags.profile),
         edge: str(flags.edge),
+        edgeTimeScale: str(flags['edge-time-scale']),
       });
     default:
       return control(dataDir, words);

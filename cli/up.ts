@@ -15,6 +15,10 @@ export interface UpOptions {
   portOffset?: string;
   freePorts: boolean;
   detach: boolean;
+  /** `--edge KIND|FILE`: the edge between the routers and every cell (README "Edges"). */
+  edge?: string;
+  /** `--edge-time-scale X`: every time of the edge multiplied by X. */
+  edgeTimeScale?: string;
 }
 
 function stackArgs(o: UpOptions): string[] {
@@ -29,6 +33,8 @@ function stackArgs(o: UpOptions): string[] {
     o.dataDir,
     ...(o.portOffset !== undefined ? ['--port-offset', o.portOffset] : []),
     ...(o.freePorts ? ['--free-ports'] : []),
+    ...(o.edge !== undefined ? ['--edge', o.edge] : []),
+    ...(o.edgeTimeScale !== undefined ? ['--edge-time-scale', o.edgeTimeScale] : []),
   ];
 }
 

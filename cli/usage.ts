@@ -34,13 +34,16 @@ Commands:
 "gitlab-cells-ssh <command> --help" describes one command.
 Exit codes: 0 ok, 1 failure, 2 usage, 78 bad topology or settings.
 `,
-  up: `Usage: gitlab-cells-ssh up [--topology F] [--data-dir D] [--port-offset N | --free-ports] [--detach]
+  up: `Usage: gitlab-cells-ssh up [--topology F] [--data-dir D] [--port-offset N | --free-ports] [--edge E] [--detach]
 
 Starts every service of a world and writes <data>/stack.json once all are listening.
   --topology F       a topology file (JSON); default the demo topology
 ${DATA}
   --port-offset N    add N to every default port
   --free-ports       let the stack pick free ports
+  --edge E           the edge between the routers and every cell: none, nginx, haproxy, cloudflare,
+                     or an edge file (JSON, schemas/edge.schema.json); default the topology's, else none
+  --edge-time-scale X  every time of the edge multiplied by X (e.g. 0.1: Cloudflare's 15 s → 1.5 s)
   --detach           return once the world is up (prints where stack.json is); stop it with "down"
 In the foreground, Ctrl-C stops the world.
 `,
@@ -74,7 +77,7 @@ gitaly <cell>, bridge <cell>, world; "control reset" resets every target. Exampl
   gitlab-cells-ssh control world clockSkew '{"ms":-120000}'
 ${DATA}
 `,
-  conformance: `Usage: gitlab-cells-ssh conformance [--ssh H:P] [--http URL] [--world DIR] [--only S1,S5] [--json F]
+  conformance: `Usage: gitlab-cells-ssh conformance [--ssh H:P] [--http URL] [--world DIR] [--only S1,S5] [--json F] [--edge E]
 
 Runs the conformance checks against a router and prints a table; exit 1 when a check fails.
   --ssh H:P          the SSH front of the router under test (default: the world's own topology router)
@@ -84,6 +87,9 @@ Runs the conformance checks against a router and prints a table; exit 1 when a c
   --only S1,S5       only these checks
   --json F           also write the report as JSON to F
   --profile P        release profile; only gitlab-shell-14.57.6 exists
-  --edge E           edge in front of the router; only none exists
+  --edge E           the edge between the router and the cells: none, nginx, haproxy, cloudflare or an
+                     edge file; the kit's own world starts with it; with --world, the world's own edge
+                     (stack.json) is used and must match when given
+  --edge-time-scale X  the edge's times multiplied by X in the kit's own world (default 1)
 `,
 };

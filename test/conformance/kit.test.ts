@@ -82,7 +82,8 @@ describe('the conformance kit', () => {
         ['--profile', 'gitlab-shell-99'],
         'unknown --profile gitlab-shell-99 (this kit has: gitlab-shell-14.57.6)',
       ],
-      [['--edge', 'nginx'], 'unknown --edge nginx (this kit has: none)'],
+      [['--edge', 'envoy'], 'unknown --edge envoy (this kit has: none, nginx, haproxy, cloudflare)'],
+      [['--edge', 'nginx'], `the world at ${world.dataDir} runs edge none, not nginx`],
       [['--only', 'S99'], 'no check S99 (this kit has: S1, S2, S4, S5'],
     ];
     for (const [args, message] of cases) {

@@ -25,7 +25,9 @@ describe.each(['nginx', 'haproxy'])('the conformance kit behind --edge %s', (edg
       results: Array<{ id: string; verdict: { kind: string } }>;
     };
     expect(report.edge).toBe(edge);
-    const notPassed = report.results.filter((x) => x.verdict.kind !== 'pass').map((x) => [x.id, x.verdict.kind]);
+    const notPassed = report.results
+      .filter((x) => x.verdict.kind !== 'pass')
+      .map((x) => [x.id, x.verdict.kind]);
     expect(notPassed).toEqual([['S17', 'divergence']]);
   });
 });

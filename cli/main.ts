@@ -18,6 +18,7 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   topology: { type: 'string' },
   'port-offset': { type: 'string' },
+  'tunnel-profile': { type: 'string' },
   'free-ports': { type: 'boolean' },
   detach: { type: 'boolean' },
   follow: { type: 'boolean', short: 'f' },
@@ -43,7 +44,7 @@ const CONFORMANCE_OPTIONS = {
 
 /** Which options each command takes (besides --help and --data-dir). */
 const ALLOWED: Record<string, string[]> = {
-  up: ['topology', 'port-offset', 'free-ports', 'detach'],
+  up: ['topology', 'port-offset', 'free-ports', 'detach', 'tunnel-profile'],
   down: [],
   status: [],
   journal: ['follow', 'cell', 'service', 'since', 'endpoint', 'json'],
@@ -71,6 +72,9 @@ async function run(command: string, flags: Flags, words: string[]): Promise<numb
         ...(str(flags['port-offset']) !== undefined ? { portOffset: str(flags['port-offset']) } : {}),
         freePorts: flags['free-ports'] === true,
         detach: flags.detach === true,
+        ...(str(flags['tunnel-profile']) !== undefined
+          ? { tunnelProfile: str(flags['tunnel-profile']) }
+          : {}),
       });
     case 'down':
       return down(dataDir);

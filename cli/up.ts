@@ -15,6 +15,8 @@ export interface UpOptions {
   portOffset?: string;
   freePorts: boolean;
   detach: boolean;
+  /** `--tunnel-profile P`: the gitlab-shell release shapes the world's routers emit. */
+  tunnelProfile?: string;
 }
 
 function stackArgs(o: UpOptions): string[] {
@@ -29,6 +31,7 @@ function stackArgs(o: UpOptions): string[] {
     o.dataDir,
     ...(o.portOffset !== undefined ? ['--port-offset', o.portOffset] : []),
     ...(o.freePorts ? ['--free-ports'] : []),
+    ...(o.tunnelProfile !== undefined ? ['--tunnel-profile', o.tunnelProfile] : []),
   ];
 }
 

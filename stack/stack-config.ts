@@ -168,6 +168,7 @@ function planRouter(plan: Plan): PlannedService {
       region: routerRegion(plan.world),
       cells: routerCells(plan.world, (c) => `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`),
       logLevel: plan.logLevel,
+      tunnelProfile: plan.world.routers.tunnelProfile,
     }),
   };
 }
@@ -201,7 +202,7 @@ export function stackJson(
   return {
     version: 1,
     topologyFile: world.file,
-    router: { ssh: router.ssh, http: router.http },
+    router: { ssh: router.ssh, http: router.http, tunnelProfile: world.routers.tunnelProfile },
     cells: world.cells.map((c) => ({
       id: c.id,
       name: c.name,
@@ -231,7 +232,7 @@ export function stackJson(
     secrets: { shell: paths.shellSecret, workhorse: paths.workhorseSecret, gitaly: paths.gitalyToken },
     routerMetrics: router.metrics,
     knownHosts: `${paths.root}/known_hosts`,
-    ...topologyStackJson(ports, world.routers.topology),
+    ...topologyStackJson(ports, world.routers.topology, world.routers.tunnelProfile),
     geo: topology.geoSites ? geoStackJson(world, paths, ports) : [],
   };
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { bool, ConfigError, int, loadConfig, oneOf, str } from '../lib/config.js';
+import { TUNNEL_PROFILE_NAMES, type TunnelProfileName } from '../lib/contracts/tunnel-profile.js';
 import { DEFAULT_RESTART_POLICY } from './restart-policy.js';
 import { DEMO_TOPOLOGY_FILE } from './topology-file-load.js';
 
@@ -19,10 +20,12 @@ export interface StackSettings {
   geo: 'on' | 'off';
   /** `STACK_RESTART_STABLE_MS`: up this long, a service's next death counts as its first again. */
   restartStableMs: number;
+  /** `--tunnel-profile` / `STACK_TUNNEL_PROFILE`: overrides the file's `routers.tunnelProfile`. */
+  tunnelProfile: TunnelProfileName | undefined;
 }
 
 export const USAGE =
-  'usage: node dist/stack/main.js [--topology FILE] [--data-dir DIR] [--port-offset N | --free-ports] [--log-level L] [--geo on|off] [--parent-pid P] [--ephemeral]';
+  'usage: node dist/stack/main.js [--topology FILE] [--data-dir DIR] [--port-offset N | --free-ports] [--log-level L] [--geo on|off] [--tunnel-profile P] [--parent-pid P] [--ephemeral]';
 
 /** The flags as the environment variables they override. */
 function flagsAsEnv(argv: readonly string[]): Record<string, string> {
@@ -39,6 +42,7 @@ function flagsAsEnv(argv: readonly string[]): Record<string, string> {
         'free-ports': { type: 'boolean' },
         'log-level': { type: 'string' },
         geo: { type: 'string' },
+        'tunnel-profile': { type: 'string' },
         // The world flags, read by `world-args.ts`.
         'parent-pid': { type: 'string' },
         ephemeral: { type: 'boolean' },
@@ -61,6 +65,7 @@ function flagsAsEnv(argv: readonly string[]): Record<string, string> {
   if (values['free-ports'] === true) env.STACK_PORT_OFFSET = '0';
   set('STACK_LOG_LEVEL', values['log-level']);
   set('STACK_GEO', values.geo);
+  set('STACK_TUNNEL_PROFILE', values['tunnel-profile']);
   return env;
 }
 
@@ -73,6 +78,12 @@ export function stackSettings(argv: readonly string[], env: NodeJS.ProcessEnv = 
       freePorts: { validate: bool, default: false, env: 'STACK_FREE_PORTS' },
       logLevel: { validate: str, default: 'info', env: 'STACK_LOG_LEVEL' },
       geo: { validate: oneOf('on', 'off'), default: 'on', env: 'STACK_GEO' },
+      tunnelProfile: {
+        validate: (v, name) =>
+          v === undefined || v === '' ? undefined : oneOf(...TUNNEL_PROFILE_NAMES)(v, name),
+        default: undefined,
+        env: 'STACK_TUNNEL_PROFILE',
+      },
       restartStableMs: {
         validate: int(1000),
         default: DEFAULT_RESTART_POLICY.stableMs,

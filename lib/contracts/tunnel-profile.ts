@@ -6,15 +6,22 @@
  * (`conformance/profiles.ts`). One table, documented in README "Conformance".
  */
 
-export const TUNNEL_PROFILE_NAMES = [
+/** A gitlab-shell release whose tunnel request shapes a router emits. */
+export type TunnelProfileName =
+  | 'gitlab-shell-14.56'
+  | 'gitlab-shell-14.57.2'
+  | 'gitlab-shell-14.57.3'
+  | 'gitlab-shell-14.57.4'
+  | 'gitlab-shell-14.57.6';
+
+/** Every profile, oldest first. */
+export const TUNNEL_PROFILE_NAMES: readonly TunnelProfileName[] = [
   'gitlab-shell-14.56',
   'gitlab-shell-14.57.2',
   'gitlab-shell-14.57.3',
   'gitlab-shell-14.57.4',
   'gitlab-shell-14.57.6',
-] as const;
-
-export type TunnelProfileName = (typeof TUNNEL_PROFILE_NAMES)[number];
+];
 
 /** The newest shape, and what our router did before profiles existed. */
 export const DEFAULT_TUNNEL_PROFILE: TunnelProfileName = 'gitlab-shell-14.57.6';

@@ -47,6 +47,8 @@ function servedFields(served: Served): Record<string, unknown> {
     'exit_status',
     'framed',
     'gitaly_transport',
+    'body_end',
+    'stdin_tail',
   ]) {
     if (f[key] !== undefined && !(f[key] instanceof Error)) out[key] = f[key];
   }

@@ -4,6 +4,7 @@ import type { AppError } from '../lib/errors.js';
 import { BodyFrameDecoder, FramingError } from '../lib/framing.js';
 import type { GitalySshCall, OutputKind, SshCallResult } from '../lib/gitaly/index.js';
 import type { Outcome } from '../lib/outcome.js';
+import { type BodyEnd, BodyWatch } from './body-watch.js';
 import { BadFrame, BodyTooLarge, IdleTimeout, TunnelTimeout } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { asGrpcGoStatus, gitalyFailureMessage } from './gitaly-errors.js';
@@ -29,18 +30,18 @@ export interface TunnelStreamResult {
   outcome: Outcome;
   /** gRPC status code name when Gitaly ended the call with an error. */
   grpcCode?: string;
-  /** What went wrong, for the access log; never sent to the client beyond `TunnelFailure`. */
-  reason?: string;
+  reason?: string; // what went wrong, for the access log; never sent beyond `TunnelFailure`
   error?: AppError;
   exitStatus?: number;
   bytesIn: number;
   bytesOut: number;
+  bodyEnd?: BodyEnd; // the request body's end and last bytes, for the journal (`body-watch.ts`)
+  stdinTail?: string;
 }
 
 /**
- * The streaming half of a tunnel, after the `200`: request body → `{stdin}` messages, Gitaly's
- * stdout/stderr → response, with backpressure both ways, timers, and cancellation when either
- * side goes away.
+ * The streaming half of a tunnel, after the `200`: request body → `{stdin}`, Gitaly's output →
+ * response, with backpressure both ways, timers, and cancellation when either side goes away.
  */
 export class TunnelStream {
   private state: 'streaming' | 'ending' | 'done' = 'streaming';
@@ -58,6 +59,7 @@ export class TunnelStream {
   private waitingResDrain = false;
   private settle: ((r: TunnelStreamResult) => void) | undefined;
   private readonly output: OutputBatch;
+  private readonly body = new BodyWatch();
 
   constructor(
     private readonly ex: Exchange,
@@ -90,10 +92,8 @@ export class TunnelStream {
   abort(err: AppError, outcome: Outcome, compatText = `Internal Server Error: ${err.message}\n`): void {
     if (this.state !== 'streaming') return;
     this.call.cancel();
-    this.fail(
-      { code: err.code, message: err.message, compatText },
-      { outcome, reason: err.message, error: err },
-    );
+    const failure = { code: err.code, message: err.message, compatText };
+    this.fail(failure, { outcome, reason: err.message, error: err });
   }
 
   private pipeBody(): void {
@@ -117,6 +117,7 @@ export class TunnelStream {
     this.source = source;
     source.on('data', (chunk: Buffer) => this.onStdin(chunk));
     source.on('end', () => {
+      if (this.state === 'streaming') this.body.end();
       // An HTTP/2 reset can surface as a clean end of the body just before the abort: only a
       // body that ended while the client is still there becomes git's end of stdin.
       setImmediate(() => {
@@ -127,6 +128,7 @@ export class TunnelStream {
 
   private onStdin(chunk: Buffer): void {
     if (this.state !== 'streaming') return;
+    this.body.add(chunk);
     this.stdinBytes += chunk.length;
     if (this.opts.maxBodyBytes > 0 && this.stdinBytes > this.opts.maxBodyBytes) {
       this.abort(BodyTooLarge(`push is larger than the limit of ${this.opts.maxBodyBytes} bytes`), 'policy');
@@ -144,7 +146,6 @@ export class TunnelStream {
     this.waitingCallDrain = false;
     if (this.state === 'streaming') this.source?.resume();
   };
-
   private writeOutput(chunks: Buffer[]): void {
     if (this.state !== 'streaming') return;
     this.activity();
@@ -161,10 +162,7 @@ export class TunnelStream {
     if (this.state === 'streaming') this.call.resumeOutput();
   };
 
-  /**
-   * A drain that never comes (client gone, call cancelled) must not keep its listener, and so
-   * this tunnel, on the response or the call.
-   */
+  /** A drain that never comes (client gone, call cancelled) must not keep this tunnel alive. */
   private stopWaitingForDrain(): void {
     if (this.waitingResDrain) this.ex.removeDrain(this.onResponseDrain);
     if (this.waitingCallDrain) this.call.off('drain', this.onCallDrain);
@@ -236,7 +234,8 @@ export class TunnelStream {
     this.state = 'done';
     this.clearTimers();
     this.stopWaitingForDrain();
-    this.settle?.({ ...result, bytesIn: this.bytesIn, bytesOut: this.bytesOut });
+    const body = { bodyEnd: this.body.bodyEnd, stdinTail: this.body.stdinTail };
+    this.settle?.({ ...result, bytesIn: this.bytesIn, bytesOut: this.bytesOut, ...body });
   }
 
   private stopInput(): void {

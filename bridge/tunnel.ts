@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { signingNowMs } from '../lib/clock.js';
 import type { AppError } from '../lib/errors.js';
 import { BODY_FRAMING_HEADER, FRAMING_VERSION, RESPONSE_FRAMING_HEADER } from '../lib/framing.js';
 import {
@@ -136,7 +137,9 @@ async function verifyIdentity(
   if (req.route.options.allowGeo && t.shellToken === undefined && t.geoAuthorization) {
     return { ok: true, glId: undefined };
   }
-  const verdict = await verifyShellJwt(ctx.shellKey, t.shellToken, { requireGlId: true });
+  // Judged by the bridge's own clock: `clockSkew` on the bridge alone expires every router's token.
+  const now = new Date(signingNowMs());
+  const verdict = await verifyShellJwt(ctx.shellKey, t.shellToken, { requireGlId: true, now });
   if (ex.clientGone) return refuse({ kind: 'client-gone' });
   if (!verdict.ok) return refuse({ kind: 'bad-token', reason: verdict.reason });
   return { ok: true, glId: verdict.claims.gl_id };
@@ -283,6 +286,8 @@ async function streamTunnel(
         exit_status: result.exitStatus,
         error_code: result.error?.code,
         gitaly_transport: call.transport,
+        body_end: result.bodyEnd,
+        stdin_tail: result.stdinTail,
       },
     };
   } finally {

@@ -18,6 +18,7 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   topology: { type: 'string' },
   'port-offset': { type: 'string' },
+  'tunnel-profile': { type: 'string' },
   'free-ports': { type: 'boolean' },
   detach: { type: 'boolean' },
   edge: { type: 'string' },
@@ -46,7 +47,7 @@ const CONFORMANCE_OPTIONS = {
 
 /** Which options each command takes (besides --help and --data-dir). */
 const ALLOWED: Record<string, string[]> = {
-  up: ['topology', 'port-offset', 'free-ports', 'detach', 'edge', 'edge-time-scale'],
+  up: ['topology', 'port-offset', 'free-ports', 'detach', 'edge', 'edge-time-scale', 'tunnel-profile'],
   down: [],
   status: [],
   journal: ['follow', 'cell', 'service', 'since', 'endpoint', 'json'],
@@ -77,6 +78,9 @@ async function run(command: string, flags: Flags, words: string[]): Promise<numb
         ...(str(flags.edge) !== undefined ? { edge: str(flags.edge) } : {}),
         ...(str(flags['edge-time-scale']) !== undefined
           ? { edgeTimeScale: str(flags['edge-time-scale']) }
+          : {}),
+        ...(str(flags['tunnel-profile']) !== undefined
+          ? { tunnelProfile: str(flags['tunnel-profile']) }
           : {}),
       });
     case 'down':

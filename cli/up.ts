@@ -19,6 +19,8 @@ export interface UpOptions {
   edge?: string;
   /** `--edge-time-scale X`: every time of the edge multiplied by X. */
   edgeTimeScale?: string;
+  /** `--tunnel-profile P`: the gitlab-shell release shapes the world's routers emit. */
+  tunnelProfile?: string;
 }
 
 function stackArgs(o: UpOptions): string[] {
@@ -35,6 +37,7 @@ function stackArgs(o: UpOptions): string[] {
     ...(o.freePorts ? ['--free-ports'] : []),
     ...(o.edge !== undefined ? ['--edge', o.edge] : []),
     ...(o.edgeTimeScale !== undefined ? ['--edge-time-scale', o.edgeTimeScale] : []),
+    ...(o.tunnelProfile !== undefined ? ['--tunnel-profile', o.tunnelProfile] : []),
   ];
 }
 

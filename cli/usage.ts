@@ -35,6 +35,7 @@ Commands:
 Exit codes: 0 ok, 1 failure, 2 usage, 78 bad topology or settings.
 `,
   up: `Usage: gitlab-cells-ssh up [--topology F] [--data-dir D] [--port-offset N | --free-ports] [--edge E] [--detach]
+                         [--tunnel-profile P]
 
 Starts every service of a world and writes <data>/stack.json once all are listening.
   --topology F       a topology file (JSON); default the demo topology
@@ -45,6 +46,8 @@ ${DATA}
                      or an edge file (JSON, schemas/edge.schema.json); default the topology's, else none
   --edge-time-scale X  every time of the edge multiplied by X (e.g. 0.1: Cloudflare's 15 s → 1.5 s)
   --detach           return once the world is up (prints where stack.json is); stop it with "down"
+  --tunnel-profile P the gitlab-shell release shapes of the routers (gitlab-shell-14.56, -14.57.2,
+                     -14.57.3, -14.57.4, -14.57.6; default the file's routers.tunnelProfile, else 14.57.6)
 In the foreground, Ctrl-C stops the world.
 `,
   down: `Usage: gitlab-cells-ssh down [--data-dir D]

@@ -45,11 +45,14 @@ function classify(err: unknown): JwtFailure {
   return 'malformed';
 }
 
-/** Verifies a shell JWT as Rails does (HS256, iss gitlab-shell, 60 s leeway). */
+/**
+ * Verifies a shell JWT as Rails does (HS256, iss gitlab-shell, 60 s leeway); `now` is the verifier's
+ * clock (default the real one; the bridge passes its own, `lib/clock.ts`).
+ */
 export async function verifyShellJwt(
   key: JwtKey,
   token: string | undefined,
-  opts: { requireGlId?: boolean; leewaySeconds?: number } = {},
+  opts: { requireGlId?: boolean; leewaySeconds?: number; now?: Date } = {},
 ): Promise<VerifyResult<{ gl_id?: string }>> {
   if (!token) return { ok: false, reason: 'missing' };
   try {
@@ -57,6 +60,7 @@ export async function verifyShellJwt(
       algorithms: ALGORITHMS,
       issuer: SHELL_ISSUER,
       clockTolerance: opts.leewaySeconds ?? SHELL_LEEWAY_SECONDS,
+      ...(opts.now ? { currentDate: opts.now } : {}),
     });
     const glId = payload.gl_id;
     if (glId !== undefined && typeof glId !== 'string') return { ok: false, reason: 'missing-claim' };

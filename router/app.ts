@@ -63,6 +63,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       jwtKey: key,
       metrics,
       primaries,
+      tunnelProfile: config.tunnelProfile,
       account: { patAllowedScopes: config.patAllowedScopes },
     },
     log.child({ component: 'ssh' }),

@@ -140,3 +140,21 @@ describe('routing setting', () => {
     });
   });
 });
+
+describe('tunnelProfile setting', () => {
+  it('defaults to the newest gitlab-shell shape and takes every profile of the table', () => {
+    expect(load(minimal).tunnelProfile).toBe('gitlab-shell-14.57.6');
+    expect(load(minimal, { ROUTER_TUNNEL_PROFILE: 'gitlab-shell-14.56' }).tunnelProfile).toBe(
+      'gitlab-shell-14.56',
+    );
+    expect(load({ ...minimal, tunnelProfile: 'gitlab-shell-14.57.3' }).tunnelProfile).toBe(
+      'gitlab-shell-14.57.3',
+    );
+  });
+
+  it('rejects an unknown profile naming the ones that exist', () => {
+    expect(() => load(minimal, { ROUTER_TUNNEL_PROFILE: 'gitlab-shell-15' })).toThrow(
+      'tunnelProfile (ROUTER_TUNNEL_PROFILE) must be one of gitlab-shell-14.56, gitlab-shell-14.57.2, gitlab-shell-14.57.3, gitlab-shell-14.57.4, gitlab-shell-14.57.6, got "gitlab-shell-15"',
+    );
+  });
+});

@@ -12,6 +12,11 @@ import {
   str,
 } from '../lib/config.js';
 import {
+  DEFAULT_TUNNEL_PROFILE,
+  TUNNEL_PROFILE_NAMES,
+  type TunnelProfileName,
+} from '../lib/contracts/tunnel-profile.js';
+import {
   cellProtocol,
   cellsValidator,
   cidrList,
@@ -115,6 +120,11 @@ export interface RouterConfig {
   cellEndpointPort: number | undefined;
   /** `topology`: deadline of one Classify attempt (gitlab-shell `topology_service.timeout`, 5 s). */
   topologyTimeoutMs: number;
+  /**
+   * The gitlab-shell release whose tunnel request shapes the router emits
+   * (`lib/contracts/tunnel-profile.ts`): default the newest, `gitlab-shell-14.57.6`.
+   */
+  tunnelProfile: TunnelProfileName;
 }
 
 export const routerSchema: Schema<RouterConfig> = {
@@ -171,6 +181,7 @@ export const routerSchema: Schema<RouterConfig> = {
     default: undefined,
   },
   topologyTimeoutMs: { validate: int(1), default: 5000 },
+  tunnelProfile: { validate: oneOf(...TUNNEL_PROFILE_NAMES), default: DEFAULT_TUNNEL_PROFILE },
 };
 
 /** The host key files, `hostKeyFiles` then `hostKeyFile`, each once. */

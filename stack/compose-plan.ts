@@ -65,6 +65,7 @@ export function composeRouterTopology(world: World, paths: StackPaths): ComposeS
         cellEndpointPort: ports.shell,
       },
       logLevel: 'info',
+      tunnelProfile: world.routers.tunnelProfile,
     }),
   };
 }

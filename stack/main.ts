@@ -43,7 +43,9 @@ async function addressInUseMessage(err: AddressInUseError, settings: StackSettin
  */
 async function main(): Promise<void> {
   const settings = stackSettings(process.argv.slice(2));
-  const world = loadTopologyFile(settings.topology);
+  const file = loadTopologyFile(settings.topology);
+  const tunnelProfile = settings.tunnelProfile ?? file.routers.tunnelProfile;
+  const world = { ...file, routers: { ...file.routers, tunnelProfile } };
   const flags = worldArgs(process.argv, process.env);
   const { paths, ports, topology, repositories, planned, geo, edge } = await prepareStack(world, settings);
   const channel = await openWorld(paths.root);

@@ -1,3 +1,4 @@
+import { DEFAULT_TUNNEL_PROFILE, type TunnelProfileName } from '../lib/contracts/tunnel-profile.js';
 import type { StackPaths } from './layout.js';
 
 /**
@@ -24,6 +25,8 @@ export interface RouterPlan {
   /** The Topology Service (`topology` mode): gRPC `host:port`, REST URL, and the cells' shell port. */
   topologyService?: { grpc: string; http: string; cellEndpointPort: number };
   logLevel: string;
+  /** The topology file's `routers.tunnelProfile` (or `--tunnel-profile`); the default is left unwritten. */
+  tunnelProfile?: TunnelProfileName;
 }
 
 export function routerConfig(paths: StackPaths, plan: RouterPlan): Record<string, unknown> {
@@ -47,5 +50,8 @@ export function routerConfig(paths: StackPaths, plan: RouterPlan): Record<string
           cellEndpointPort: ts.cellEndpointPort,
         }),
     logLevel: plan.logLevel,
+    ...(plan.tunnelProfile === undefined || plan.tunnelProfile === DEFAULT_TUNNEL_PROFILE
+      ? {}
+      : { tunnelProfile: plan.tunnelProfile }),
   };
 }

@@ -180,6 +180,7 @@ function planRouter(plan: Plan): PlannedService {
         plan.edge ? shellEndpoint(ports, c) : `http://${net.host('bridge', c)}:${ports.bridge(c.id)}`,
       ),
       logLevel: plan.logLevel,
+      tunnelProfile: plan.world.routers.tunnelProfile,
     }),
   };
 }
@@ -214,7 +215,7 @@ export function stackJson(
   return {
     version: 1,
     topologyFile: world.file,
-    router: { ssh: router.ssh, http: router.http },
+    router: { ssh: router.ssh, http: router.http, tunnelProfile: world.routers.tunnelProfile },
     cells: world.cells.map((c) => ({
       id: c.id,
       name: c.name,
@@ -245,7 +246,7 @@ export function stackJson(
     routerMetrics: router.metrics,
     knownHosts: `${paths.root}/known_hosts`,
     edge,
-    ...topologyStackJson(ports, world.routers.topology),
+    ...topologyStackJson(ports, world.routers.topology, world.routers.tunnelProfile),
     geo: topology.geoSites ? geoStackJson(world, paths, ports) : [],
   };
 }

@@ -9,6 +9,7 @@ import {
   str,
   type Validator,
 } from '../lib/config.js';
+import { TUNNEL_PROFILE_NAMES, type TunnelProfileName } from '../lib/contracts/tunnel-profile.js';
 import { DEFAULT_RESTART_POLICY } from './restart-policy.js';
 import { DEMO_TOPOLOGY_FILE } from './topology-file-load.js';
 
@@ -35,10 +36,13 @@ export interface StackSettings {
   edge: string | undefined;
   /** `--edge-time-scale` / `STACK_EDGE_TIME_SCALE`: every time of the edge multiplied by it (default 1). */
   edgeTimeScale: number;
+
+  /** `--tunnel-profile` / `STACK_TUNNEL_PROFILE`: overrides the file's `routers.tunnelProfile`. */
+  tunnelProfile: TunnelProfileName | undefined;
 }
 
 export const USAGE =
-  'usage: node dist/stack/main.js [--topology FILE] [--data-dir DIR] [--port-offset N | --free-ports] [--log-level L] [--geo on|off] [--edge KIND|FILE] [--edge-time-scale X] [--parent-pid P] [--ephemeral]';
+  'usage: node dist/stack/main.js [--topology FILE] [--data-dir DIR] [--port-offset N | --free-ports] [--log-level L] [--geo on|off] [--tunnel-profile P] [--edge KIND|FILE] [--edge-time-scale X] [--parent-pid P] [--ephemeral]';
 
 const timeScale: Validator<number> = (v, name) => {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
@@ -64,6 +68,7 @@ function flagsAsEnv(argv: readonly string[]): Record<string, string> {
         geo: { type: 'string' },
         edge: { type: 'string' },
         'edge-time-scale': { type: 'string' },
+        'tunnel-profile': { type: 'string' },
         // The world flags, read by `world-args.ts`.
         'parent-pid': { type: 'string' },
         ephemeral: { type: 'boolean' },
@@ -88,6 +93,7 @@ function flagsAsEnv(argv: readonly string[]): Record<string, string> {
   set('STACK_GEO', values.geo);
   set('STACK_EDGE', values.edge);
   set('STACK_EDGE_TIME_SCALE', values['edge-time-scale']);
+  set('STACK_TUNNEL_PROFILE', values['tunnel-profile']);
   return env;
 }
 
@@ -100,6 +106,12 @@ export function stackSettings(argv: readonly string[], env: NodeJS.ProcessEnv = 
       freePorts: { validate: bool, default: false, env: 'STACK_FREE_PORTS' },
       logLevel: { validate: str, default: 'info', env: 'STACK_LOG_LEVEL' },
       geo: { validate: oneOf('on', 'off'), default: 'on', env: 'STACK_GEO' },
+      tunnelProfile: {
+        validate: (v, name) =>
+          v === undefined || v === '' ? undefined : oneOf(...TUNNEL_PROFILE_NAMES)(v, name),
+        default: undefined,
+        env: 'STACK_TUNNEL_PROFILE',
+      },
       restartStableMs: {
         validate: int(1000),
         default: DEFAULT_RESTART_POLICY.stableMs,

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { TopologyFile, TopologyRole } from '../lib/contracts/topology-file.js';
+import { DEFAULT_TUNNEL_PROFILE, type TunnelProfileName } from '../lib/contracts/tunnel-profile.js';
 import {
   AccessLevel,
   type FixedRoute,
@@ -58,7 +59,7 @@ export interface World {
   members: TopologyMember[];
   fixedRoutes: FixedRoute[];
   seed000Routing: boolean;
-  routers: { learn: boolean; topology: boolean };
+  routers: { learn: boolean; topology: boolean; tunnelProfile: TunnelProfileName };
   /** Cells that get a Geo secondary site. */
   geo: string[];
   /** The file's `edge`: a kind, or the absolute path of an edge file; undefined when it names none. */
@@ -177,7 +178,11 @@ export function resolveTopologyFile(file: TopologyFile, path: string, dir: strin
     })),
     fixedRoutes: file.fixedRoutes ?? defaultFixedRoutes(legacy),
     seed000Routing,
-    routers: { learn: file.routers?.learn ?? seed000Routing, topology: file.routers?.topology ?? true },
+    routers: {
+      learn: file.routers?.learn ?? seed000Routing,
+      topology: file.routers?.topology ?? true,
+      tunnelProfile: file.routers?.tunnelProfile ?? DEFAULT_TUNNEL_PROFILE,
+    },
     geo: (file.geo ?? []).map((g) => g.cell),
     edge: file.edge === undefined || !/[./]/.test(file.edge) ? file.edge : resolve(dir, file.edge),
   };

@@ -1,4 +1,5 @@
 import type { StackJson } from '../lib/contracts/stack.js';
+import type { TunnelProfileName } from '../lib/contracts/tunnel-profile.js';
 import { HOST, type StackCell, type StackPaths, type StackPorts } from './layout.js';
 import { type RouterCell, routerConfig } from './router-plan.js';
 import type { PlannedService } from './stack-config.js';
@@ -103,6 +104,7 @@ export function planRouterTopology(
       cells: routerCells(world, (c) => shellEndpoint(ports, c)),
       topologyService: { ...topologyServiceAddresses(ports), cellEndpointPort: ports.shell },
       logLevel,
+      tunnelProfile: world.routers.tunnelProfile,
     }),
   };
 }
@@ -116,6 +118,7 @@ export function bridgeShellListen(ports: StackPorts, cell: Pick<StackCell, 'id'>
 export function topologyStackJson(
   ports: StackPorts,
   router: boolean,
+  tunnelProfile: TunnelProfileName,
 ): Pick<StackJson, 'topologyService' | 'routerTopology' | 'routerTopologyMetrics'> {
   return {
     topologyService: topologyServiceAddresses(ports),
@@ -124,6 +127,7 @@ export function topologyStackJson(
           routerTopology: {
             ssh: `${HOST}:${ports.routerTopologySsh}`,
             http: `http://${HOST}:${ports.routerTopologyHttp}`,
+            tunnelProfile,
           },
           routerTopologyMetrics: `http://${HOST}:${ports.routerTopologyMetrics}/metrics`,
         }

@@ -251,4 +251,32 @@ describe('the signing clock (`world clockSkew`)', () => {
     expect(since(gitalyJournal, g0)).toEqual([]);
     expect((await gitThroughBridge(['clone', REMOTE, mkdtempSync(join(h.dir, 'unskewed-'))])).code).toBe(0);
   });
+
+  it("the shell JWT's expiry is judged by the bridge's own clock: 180 s ahead, 404 Not found", async () => {
+    const b0 = bridgeJournal.length;
+    const result = await skewedClone(180_000);
+    expect(result.code).not.toBe(0);
+    const tunnel = await waitFor(
+      bridgeJournal,
+      b0,
+      (e) => e.fields?.route === 'ssh_upload_pack',
+      'the tunnel',
+    );
+    expect(tunnel).toMatchObject({ status: 404, fields: { reason: 'shell token expired' } });
+  });
+
+  it('journals whether the body ended before the answer and its last bytes', async () => {
+    const b0 = bridgeJournal.length;
+    expect((await gitThroughBridge(['clone', REMOTE, mkdtempSync(join(h.dir, 'tail-'))])).code).toBe(0);
+    const tunnel = await waitFor(
+      bridgeJournal,
+      b0,
+      (e) => e.fields?.route === 'ssh_upload_pack',
+      'the tunnel',
+    );
+    expect(tunnel.fields).toMatchObject({
+      body_end: expect.stringMatching(/^(before-exit|open-at-exit)$/),
+      stdin_tail: expect.stringMatching(/done\n/),
+    });
+  });
 });

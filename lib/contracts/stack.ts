@@ -3,13 +3,23 @@
  * for people, the test helpers (`test/helpers/stack.ts`) and the benchmark to find the stack by.
  * Addresses are `host:port` or URLs on the host the stack runs on.
  */
+import type { TunnelProfileName } from './tunnel-profile.js';
+
+/** One of the world's routers: its SSH front, its HTTP front, the gitlab-shell release shapes it emits. */
+export interface StackRouter {
+  ssh: string;
+  http: string;
+  /** `tunnelProfile` of the router (README "Conformance"); absent in stack.json files of older worlds. */
+  tunnelProfile?: TunnelProfileName;
+}
+
 export interface StackJson {
   /** Version of this format. */
   version: 1;
   /** Absolute path of the topology file the world was started from (`lib/contracts/topology-file.ts`). */
   topologyFile: string;
   /** The world's main router: the `learn` router when the world starts it, else the `topology` router. */
-  router: { ssh: string; http: string };
+  router: StackRouter;
   cells: Array<{
     id: number;
     name: string;
@@ -39,7 +49,7 @@ export interface StackJson {
   /** The Topology Service: gRPC `host:port` and the REST base URL. */
   topologyService: { grpc: string; http: string };
   /** The router in `routing: "topology"` mode; present only when the world starts it. */
-  routerTopology?: { ssh: string; http: string };
+  routerTopology?: StackRouter;
   /** Its Prometheus endpoint (present with `routerTopology`). */
   routerTopologyMetrics?: string;
   /**

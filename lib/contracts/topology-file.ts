@@ -5,6 +5,7 @@
  * assigned by the stack in file order. `schemas/topology.schema.json` is generated from this file
  * (`npm run generate:schemas`); every JSDoc comment becomes a description there.
  */
+import type { TunnelProfileName } from './tunnel-profile.js';
 
 /** A role of a membership, as GitLab names its access levels. */
 export type TopologyRole = 'guest' | 'reporter' | 'developer' | 'maintainer' | 'owner';
@@ -136,6 +137,11 @@ export interface TopologyFileRouters {
   learn?: boolean;
   /** The `topology` router (asks the Topology Service, as gitlab-shell does). Default true. */
   topology?: boolean;
+  /**
+   * The gitlab-shell release whose tunnel request shapes every router of the world emits
+   * (README "Conformance"). Default `gitlab-shell-14.57.6`; `up --tunnel-profile` overrides it.
+   */
+  tunnelProfile?: TunnelProfileName;
 }
 
 /** A Geo secondary site of a cell. */

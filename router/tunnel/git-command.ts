@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { TunnelProfileName } from '../../lib/contracts/tunnel-profile.js';
 import type { JwtKey } from '../../lib/jwt.js';
 import type { Logger } from '../../lib/logger.js';
 import { FLUSH_PKT } from '../../lib/pktline.js';
@@ -18,8 +19,9 @@ import type { RouterMetrics } from '../metrics.js';
 import type { Classifier } from '../routing/classifier.js';
 import type { GitService } from '../ssh/command.js';
 import { formatInfoMessages } from '../ssh/console.js';
-import { passthrough, pumpInput, UploadPackFilter } from './input.js';
+import { passthrough, pumpInput } from './input.js';
 import { type OpenTunnel, openTunnel, type TunnelEndpoint, type TunnelTarget } from './open.js';
+import { type TunnelShape, tunnelShape } from './profiles.js';
 import {
   AdvertisementFilter,
   type RelayTargets,
@@ -43,6 +45,8 @@ export interface GitCommandDeps {
   metrics: RouterMetrics;
   /** HTTP clients of the Geo primaries custom actions name. */
   primaries: PrimaryClients;
+  /** The gitlab-shell release whose request shapes the tunnel emits (default the newest). */
+  tunnelProfile?: TunnelProfileName;
 }
 
 /** The session's plain streams: the client's stdin, and its stdout and stderr. */
@@ -111,10 +115,10 @@ export async function runGitCommand(
         requestId: ctx.requestId,
         signal: ctx.signal,
       };
-      const tunnel = new Tunnel(deps, ctx, target, log);
-      return service === 'git-receive-pack'
-        ? await tunnel.receivePack()
-        : await tunnel.streaming(ENDPOINTS[service], service === 'git-upload-pack');
+      const shape = tunnelShape(deps.tunnelProfile, deps.jwtKey, access.glId);
+      const tunnel = new Tunnel(deps, ctx, target, shape, log);
+      if (service === 'git-receive-pack' && shape.twoRequestPush) return await tunnel.receivePack();
+      return await tunnel.streaming(ENDPOINTS[service], service === 'git-upload-pack');
     } catch (err) {
       if (!(err instanceof MisdirectedError)) throw err;
       deps.metrics.redirects++;
@@ -154,11 +158,12 @@ class Tunnel {
     private readonly deps: GitCommandDeps,
     private readonly ctx: GitCommandContext,
     private readonly target: TunnelTarget,
+    private readonly shape: TunnelShape,
     private readonly log: Logger,
   ) {}
 
-  private open(endpoint: TunnelEndpoint, retryable: boolean): Promise<OpenTunnel> {
-    const p = openTunnel(this.deps.cells, this.deps.jwtKey, this.target, endpoint);
+  private async open(endpoint: TunnelEndpoint, retryable: boolean): Promise<OpenTunnel> {
+    const p = openTunnel(this.deps.cells, await this.shape.shellJwt(), this.target, endpoint);
     if (retryable) return p;
     // stdin was already consumed: a 421 now cannot be replayed elsewhere.
     return p.catch((err: unknown) => {
@@ -166,10 +171,17 @@ class Tunnel {
     });
   }
 
-  /** upload-pack / upload-archive: one request, stdin streamed in, response relayed. */
+  /**
+   * upload-pack / upload-archive (and receive-pack before gitlab-shell!1561): one request, stdin
+   * streamed in (upload-pack's body closed after negotiation when the profile says so), response relayed.
+   */
   async streaming(endpoint: TunnelEndpoint, uploadPack: boolean): Promise<number> {
     const t = await this.open(endpoint, true);
-    const pump = pumpInput(this.ctx.io.stdin, t.call.body, uploadPack ? new UploadPackFilter() : passthrough);
+    const pump = pumpInput(
+      this.ctx.io.stdin,
+      t.call.body,
+      uploadPack ? this.shape.uploadPackInput() : passthrough,
+    );
     try {
       const outcome = await this.relay(t);
       return this.exitStatus(outcome);

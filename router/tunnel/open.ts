@@ -1,5 +1,5 @@
 import { FRAMING_VERSION, RESPONSE_FRAMING_HEADER } from '../../lib/framing.js';
-import { type JwtKey, SHELL_HEADER, signShellJwt } from '../../lib/jwt.js';
+import { SHELL_HEADER } from '../../lib/jwt.js';
 import { readBodyLimited } from '../../lib/streams.js';
 import type { CellDirectory } from '../cells/directory.js';
 import type { AllowedAnswer } from '../cells/internal-api.js';
@@ -9,8 +9,8 @@ import { MisdirectedError, REMOTE_UNAVAILABLE_MESSAGE, RouterError } from '../er
 
 /**
  * Opens one tunnel request to the owning cell's bridge:
- * `POST <cell url>/<gl_project_path>.git/<endpoint>` over HTTP/2, with a freshly signed shell JWT
- * carrying `gl_id`, `Git-Protocol` when the client sent one, and our response framing. Resolves
+ * `POST <cell url>/<gl_project_path>.git/<endpoint>`, with the shell JWT carrying `gl_id` the
+ * release profile chose (`profiles.ts`: fresh per request by default), `Git-Protocol` when the client sent one, and our response framing. Resolves
  * once the response head is in; nothing of the client's stdin has been sent by then, so a `421`
  * can still be retried on another cell.
  */
@@ -36,12 +36,12 @@ const MAX_ERROR_BODY = 64 * 1024;
 
 export async function openTunnel(
   cells: CellDirectory,
-  jwtKey: JwtKey,
+  shellJwt: string,
   target: TunnelTarget,
   endpoint: TunnelEndpoint,
 ): Promise<OpenTunnel> {
   const headers: Record<string, string> = {
-    [SHELL_HEADER]: await signShellJwt(jwtKey, target.access.glId),
+    [SHELL_HEADER]: shellJwt,
     [RESPONSE_FRAMING_HEADER]: FRAMING_VERSION,
     'x-request-id': target.requestId,
     'user-agent': 'gitlab-cells-router',

@@ -156,12 +156,12 @@ export function uploadPackHandler(ctx: GitHttpContext): RouteHandler {
     // Workhorse's upload-pack body deadline: a client may not hold the call open with a slow body.
     const deadline = setTimeout(() => call.cancel(), ctx.config.uploadPackBodyTimeoutMs);
     body.once('end', () => clearTimeout(deadline));
-    const { error } = await call.done;
+    const { error, spooledBytes } = await call.done;
     clearTimeout(deadline);
     if (ex.clientGone) return { outcome: 'client-gone', fields: { gl_id: a.auth.GL_ID } };
     if (error) return out.fail(error.code, req);
     await new Promise<void>((resolve) => out.end(() => resolve()));
-    return out.finishOk({ gl_id: a.auth.GL_ID });
+    return out.finishOk({ gl_id: a.auth.GL_ID, spooled_bytes: spooledBytes });
   };
 }
 

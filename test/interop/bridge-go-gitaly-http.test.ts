@@ -53,6 +53,8 @@ const goLog = () => goGitaly?.log() ?? '';
 const mockGitalySmartHttpCalls = () =>
   h.gitaly.logs.lines.filter((l) => /^(InfoRefs|PostUploadPack|PostReceivePack)/.test(String(l.rpc ?? '')));
 
+afterAll(removeGoBuilds);
+
 describe.skipIf(!toolchain)('git over HTTP: bridge → Go Gitaly peer’s SmartHTTPService', () => {
   beforeAll(async () => {
     const bin = await buildGoProgram('gitaly-server');
@@ -69,7 +71,6 @@ describe.skipIf(!toolchain)('git over HTTP: bridge → Go Gitaly peer’s SmartH
   afterAll(async () => {
     await h?.close();
     await goGitaly?.stop();
-    await removeGoBuilds();
   });
 
   it.each(['0', '2'])(
@@ -128,6 +129,56 @@ describe.skipIf(!toolchain)('git over HTTP: bridge → Go Gitaly peer’s SmartH
     },
     60_000,
   );
+});
+
+describe.skipIf(!toolchain)('git over HTTP: an overloaded Go peer (grpc-go’s LimitError detail)', () => {
+  let busyWorld: Harness;
+  let busyBridge: RunningBridge;
+  let busyGitaly: GoServer | undefined;
+  beforeAll(async () => {
+    const bin = await buildGoProgram('gitaly-server');
+    busyWorld = await startHarness({
+      cellGitaly: async ({ storage, tokenFile }) => {
+        busyGitaly = await startServer(bin, [
+          '-token-file',
+          tokenFile,
+          '-storage',
+          `default=${storage}`,
+          '-limit-error',
+          'PostUploadPackWithSidechannel',
+          '-limit-error',
+          'PostReceivePack',
+        ]);
+        return `tcp://127.0.0.1:${busyGitaly.port}`;
+      },
+    });
+    busyWorld.createRepo(PROJECT);
+    busyBridge = await busyWorld.startBridge();
+  }, 120_000);
+  afterAll(async () => {
+    await busyWorld?.close();
+    await busyGitaly?.stop();
+  });
+
+  it.each([
+    ['upload-pack', '0047ERR GitLab is currently unable to handle this request due to load.\n'],
+    [
+      'receive-pack',
+      '0023\x01001aunpack server is busy\n00000044\x02GitLab is currently unable to handle this request due to load.\n0000',
+    ],
+  ])('%s: the bridge writes Workhorse’s busy answer', async (service, expected) => {
+    const res = await fetch(`${busyBridge.url}/${PROJECT}.git/git-${service}`, {
+      method: 'POST',
+      headers: {
+        'content-type': `application/x-git-${service}-request`,
+        authorization: `Basic ${Buffer.from(ALICE).toString('base64')}`,
+      },
+      body: '0000',
+    });
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).toString('latin1')).toBe(expected);
+    expect(busyGitaly?.log()).toMatch(/-limit-error: answering Unavailable with a LimitError detail/);
+  });
 });
 
 describe.skipIf(toolchain)('git over HTTP: bridge → Go Gitaly peer', () => {

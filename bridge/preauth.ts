@@ -14,7 +14,7 @@ import { passbackHeaders } from './headers.js';
 export type PreauthResponse = Pick<
   WorkhorsePreauthJson,
   'GL_ID' | 'GL_REPOSITORY' | 'GL_USERNAME' | 'GitConfigOptions' | 'GitalyServer'
-> & { Repository: ProtoRepository; ShowAllRefs?: boolean };
+> & { Repository: ProtoRepository; ShowAllRefs?: boolean; NeedAudit?: boolean };
 
 export type PreauthOutcome =
   | { kind: 'authorized'; auth: PreauthResponse; wwwAuthenticate: string | string[] | undefined }
@@ -197,6 +197,7 @@ export function parsePreauthResponse(json: unknown): PreauthResponse {
     Repository: repository,
     GitConfigOptions: options,
     ...(json.ShowAllRefs === true ? { ShowAllRefs: true } : {}),
+    ...(json.NeedAudit === true ? { NeedAudit: true } : {}),
     GitalyServer: {
       address: field(gitaly, 'address', isNonEmpty, 'a non-empty string', 'GitalyServer.address'),
       token: field(gitaly, 'token', isString, 'a string', 'GitalyServer.token'),

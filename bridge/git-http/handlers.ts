@@ -16,6 +16,7 @@ import { callMetadata } from '../gitaly-client.js';
 import { GITALY_UNAVAILABLE_MESSAGE } from '../gitaly-errors.js';
 import { CORRELATION_HEADER, TEXT_PLAIN } from '../headers.js';
 import type { RouteHandler, RouteRequest, Served } from '../routes.js';
+import { type AuditDeps, sendGitAuditEvent } from './audit.js';
 import { RECEIVE_PACK_BUSY, UPLOAD_PACK_BUSY } from './busy.js';
 import { type Authorized, authorizeGitHttp, type GitHttpContext } from './preauthorize.js';
 
@@ -139,6 +140,13 @@ function requestBody(ex: Exchange): Readable | undefined {
   return gunzip;
 }
 
+const auditDeps = (ctx: GitHttpContext, req: RouteRequest): AuditDeps => ({
+  railsUrl: ctx.config.railsUrl,
+  workhorseKey: ctx.workhorseKey,
+  timeoutMs: ctx.config.preauthTimeoutMs,
+  logger: req.log,
+});
+
 function unsupportedEncoding(ex: Exchange, req: RouteRequest): Served {
   ex.reject(500, { ...TEXT_PLAIN, [CORRELATION_HEADER]: req.correlationId }, 'Internal Server Error\n');
   const reason = `unsupported content encoding: ${headerValue(ex.headers, 'content-encoding')}`;
@@ -195,7 +203,9 @@ export function uploadPackHandler(ctx: GitHttpContext): RouteHandler {
     if (error && hasLimitError(error.metadata)) return out.busy(UPLOAD_PACK_BUSY, error.code);
     if (error) return out.failRpc(error.code);
     await new Promise<void>((resolve) => out.end(() => resolve()));
-    return out.finishOk({ gl_id: a.auth.GL_ID, spooled_bytes: spooledBytes });
+    const served = out.finishOk({ gl_id: a.auth.GL_ID, spooled_bytes: spooledBytes });
+    await sendGitAuditEvent(auditDeps(ctx, req), 'git-upload-pack', a.auth, req.correlationId);
+    return served;
   };
 }
 
@@ -242,6 +252,10 @@ export function receivePackHandler(ctx: GitHttpContext): RouteHandler {
         else resolve(out.failRpc(err.code));
       });
       call.once('end', () => out.end(() => resolve(out.finishOk({ gl_id: a.auth.GL_ID }))));
+    }).then(async (served) => {
+      if (served.outcome === 'ok')
+        await sendGitAuditEvent(auditDeps(ctx, req), 'git-receive-pack', a.auth, req.correlationId);
+      return served;
     });
   };
 }

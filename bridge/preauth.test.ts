@@ -19,6 +19,25 @@ const valid = {
 };
 
 describe('parsePreauthResponse', () => {
+  it('matches keys case-insensitively when none matches exactly, as Go’s encoding/json', () => {
+    const { Repository, GitalyServer, ...rest } = valid;
+    const parsed = parsePreauthResponse({
+      gl_id: 'user-9',
+      GL_ID: 'user-2',
+      gl_repository: rest.GL_REPOSITORY,
+      needaudit: true,
+      repository: { STORAGE_NAME: Repository.storage_name, Relative_Path: Repository.relative_path },
+      gitalyserver: { Address: GitalyServer.address, TOKEN: GitalyServer.token },
+    });
+    expect(parsed).toMatchObject({
+      GL_ID: 'user-2',
+      GL_REPOSITORY: 'project-1',
+      NeedAudit: true,
+      Repository: { storage_name: 'default', relative_path: 'x.git' },
+      GitalyServer: { address: 'tcp://h:1', token: 't' },
+    });
+  });
+
   it("accepts the empty GL_ID of a Geo node's own fetch (Rails' :geo actor)", () => {
     expect(parsePreauthResponse({ ...valid, GL_ID: '' }).GL_ID).toBe('');
   });

@@ -14,7 +14,7 @@ import { passbackHeaders } from './headers.js';
 export type PreauthResponse = Pick<
   WorkhorsePreauthJson,
   'GL_ID' | 'GL_REPOSITORY' | 'GL_USERNAME' | 'GitConfigOptions' | 'GitalyServer'
-> & { Repository: ProtoRepository; ShowAllRefs?: boolean };
+> & { Repository: ProtoRepository; ShowAllRefs?: boolean; NeedAudit?: boolean };
 
 export type PreauthOutcome =
   | { kind: 'authorized'; auth: PreauthResponse; wwwAuthenticate: string | string[] | undefined }
@@ -153,10 +153,35 @@ const REPOSITORY_STRINGS = [
   'gl_project_path',
 ] as const;
 
+const TOP_KEYS = ['GL_ID', 'GL_REPOSITORY', 'GL_USERNAME', 'ShowAllRefs', 'NeedAudit', 'Repository'];
+const MORE_TOP_KEYS = ['GitConfigOptions', 'GitalyServer'];
+const REPOSITORY_KEYS = [
+  'storage_name',
+  'relative_path',
+  ...REPOSITORY_STRINGS,
+  'git_alternate_object_directories',
+];
+const GITALY_KEYS = ['address', 'token', 'call_metadata'];
+
+/**
+ * Go's `encoding/json` matches keys case-insensitively when no key matches exactly (Workhorse
+ * decodes Rails' `GlBuildID` into `GLBuildID` that way): keys are renamed to the names we read.
+ */
+function foldKeys(obj: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...obj };
+  for (const name of names) {
+    if (name in obj) continue;
+    const other = Object.keys(obj).find((k) => k.toLowerCase() === name.toLowerCase());
+    if (other !== undefined) out[name] = obj[other];
+  }
+  return out;
+}
+
 /** Validates the shape of Rails' JSON; unknown keys are ignored, as Go's decoder does. */
-export function parsePreauthResponse(json: unknown): PreauthResponse {
-  if (!isObject(json)) throw PreauthInvalid('pre-authorization answer is not a JSON object');
-  const repo = field(json, 'Repository', isObject, 'an object');
+export function parsePreauthResponse(raw: unknown): PreauthResponse {
+  if (!isObject(raw)) throw PreauthInvalid('pre-authorization answer is not a JSON object');
+  const json = foldKeys(raw, [...TOP_KEYS, ...MORE_TOP_KEYS]);
+  const repo = foldKeys(field(json, 'Repository', isObject, 'an object'), REPOSITORY_KEYS);
   const repository: ProtoRepository = {
     storage_name: field(repo, 'storage_name', isNonEmpty, 'a non-empty string', 'Repository.storage_name'),
     relative_path: field(repo, 'relative_path', isNonEmpty, 'a non-empty string', 'Repository.relative_path'),
@@ -176,7 +201,7 @@ export function parsePreauthResponse(json: unknown): PreauthResponse {
       'Repository.git_alternate_object_directories',
     );
   }
-  const gitaly = field(json, 'GitalyServer', isObject, 'an object');
+  const gitaly = foldKeys(field(json, 'GitalyServer', isObject, 'an object'), GITALY_KEYS);
   const metadata = gitaly.call_metadata ?? {};
   if (!isObject(metadata) || !Object.values(metadata).every(isString)) {
     throw PreauthInvalid('pre-authorization answer: GitalyServer.call_metadata must map strings to strings');
@@ -197,6 +222,7 @@ export function parsePreauthResponse(json: unknown): PreauthResponse {
     Repository: repository,
     GitConfigOptions: options,
     ...(json.ShowAllRefs === true ? { ShowAllRefs: true } : {}),
+    ...(json.NeedAudit === true ? { NeedAudit: true } : {}),
     GitalyServer: {
       address: field(gitaly, 'address', isNonEmpty, 'a non-empty string', 'GitalyServer.address'),
       token: field(gitaly, 'token', isString, 'a string', 'GitalyServer.token'),

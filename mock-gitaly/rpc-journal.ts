@@ -123,7 +123,9 @@ function failCall(
   callback: grpc.sendUnaryData<unknown> | undefined,
   action: FaultAction & { kind: 'fail' },
 ) {
-  const err = { code: action.code, details: action.message, message: action.message };
+  const metadata = new grpc.Metadata();
+  for (const [key, value] of Object.entries(action.trailers ?? {})) metadata.set(key, value);
+  const err = { code: action.code, details: action.message, message: action.message, metadata };
   if (callback) callback(err);
   else call.emit('error', err);
 }

@@ -1,12 +1,14 @@
 /**
  * @file What a world's control API may do to a mock Gitaly (`onControl('gitaly', …)`): faults per
- * RPC (unavailable, slow, resource-exhausted as Gitaly's concurrency limiter answers), and the cell
+ * RPC (unavailable, slow, resource-exhausted as Gitaly's concurrency limiter answers, limit-error:
+ * `Unavailable` with a `gitaly.LimitError` detail, as Workhorse's busy answers expect), and the cell
  * name and journal sink its RPCs are journaled with (`rpc-journal.ts`).
  */
 import { status } from '@grpc/grpc-js';
 import type { JournalDraft } from '../lib/contracts/world.js';
 import { type ControlArgs, intArg, oneOfArg, onlyArgs, stringArg } from '../lib/control-args.js';
 import { ControlArgumentError } from '../lib/world-channel.js';
+import { limitErrorFailure } from './limit-error-fault.js';
 
 export type GitalyJournal = (draft: JournalDraft) => void;
 
@@ -20,7 +22,7 @@ export const MAX_QUEUE_SIZE_MESSAGE = 'maximum queue size reached';
 /** What an `unavailable` fault answers. */
 export const INJECTED_UNAVAILABLE_MESSAGE = 'mock Gitaly is unavailable (fault injected)';
 
-const KINDS = ['unavailable', 'slow', 'resource-exhausted'] as const;
+const KINDS = ['unavailable', 'slow', 'resource-exhausted', 'limit-error'] as const;
 const LIMITS = ['queue-time', 'queue-size'] as const;
 const MAX_DELAY_MS = 600_000;
 
@@ -37,7 +39,14 @@ export interface GitalyFault {
 
 /** What a fault does to one call. */
 export type FaultAction =
-  | { kind: 'fail'; code: status; message: string; fault: Record<string, unknown> }
+  | {
+      kind: 'fail';
+      code: status;
+      message: string;
+      fault: Record<string, unknown>;
+      /** Trailers of the failure (a `limit-error`'s status details). */
+      trailers?: Record<string, Buffer>;
+    }
   | { kind: 'delay'; ms: number; fault: Record<string, unknown> };
 
 export class GitalyFaults {
@@ -53,8 +62,8 @@ export class GitalyFaults {
       throw new ControlArgumentError('rpc must be a method name such as SSHReceivePack');
     if (kind !== 'slow' && args.delayMs !== undefined)
       throw new ControlArgumentError('delayMs goes with kind slow');
-    if (kind !== 'resource-exhausted' && args.limit !== undefined)
-      throw new ControlArgumentError('limit goes with kind resource-exhausted');
+    if (kind !== 'resource-exhausted' && kind !== 'limit-error' && args.limit !== undefined)
+      throw new ControlArgumentError('limit goes with kind resource-exhausted or limit-error');
     const delayMs = kind === 'slow' ? intArg(args, 'delayMs', 1, MAX_DELAY_MS) : 0;
     const times = args.times === undefined ? undefined : intArg(args, 'times', 1, 1_000_000);
     const limit = oneOfArg(args, 'limit', LIMITS, 'queue-time');
@@ -86,14 +95,11 @@ export class GitalyFaults {
     switch (f.kind) {
       case 'unavailable':
         return { kind: 'fail', code: status.UNAVAILABLE, message: INJECTED_UNAVAILABLE_MESSAGE, fault };
-      case 'resource-exhausted': {
+      case 'resource-exhausted':
+      case 'limit-error': {
         const message = f.limit === 'queue-size' ? MAX_QUEUE_SIZE_MESSAGE : MAX_QUEUE_TIME_MESSAGE;
-        return {
-          kind: 'fail',
-          code: status.RESOURCE_EXHAUSTED,
-          message,
-          fault: { ...fault, limit: f.limit },
-        };
+        const code = f.kind === 'limit-error' ? status.UNAVAILABLE : status.RESOURCE_EXHAUSTED;
+        return { kind: 'fail', ...limitErrorFailure(code, message), fault: { ...fault, limit: f.limit } };
       }
       case 'slow':
         return { kind: 'delay', ms: f.delayMs, fault: { ...fault, delayMs: f.delayMs } };

@@ -1,6 +1,7 @@
 import { type Readable, Writable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
+import { hasLimitError } from '../../lib/gitaly/limit-error.js';
 import {
   DATA_CHUNK_BYTES,
   infoRefs,
@@ -15,13 +16,16 @@ import { callMetadata } from '../gitaly-client.js';
 import { GITALY_UNAVAILABLE_MESSAGE } from '../gitaly-errors.js';
 import { CORRELATION_HEADER, TEXT_PLAIN } from '../headers.js';
 import type { RouteHandler, RouteRequest, Served } from '../routes.js';
+import { type AuditDeps, sendGitAuditEvent } from './audit.js';
+import { RECEIVE_PACK_BUSY, UPLOAD_PACK_BUSY } from './busy.js';
 import { type Authorized, authorizeGitHttp, type GitHttpContext } from './preauthorize.js';
 
 /**
  * Workhorse's three git routes (`internal/git`): `GET …/info/refs` → `InfoRefs*`, `POST
  * …/git-upload-pack` → `PostUploadPackWithSidechannel`, `POST …/git-receive-pack` →
  * `PostReceivePack`, each after `authorizeGitHttp`. Headers go out with the first byte of git's
- * answer, so a failure before it is still a status: `503`/`404`/`500` with Workhorse's texts.
+ * answer, so a failure before it is still a status: info/refs `503`/`404`/`500` with Workhorse's
+ * texts; the two POSTs Workhorse's busy answer for a LimitError, else an empty `500`.
  */
 
 type Service = 'upload-pack' | 'receive-pack';
@@ -80,6 +84,36 @@ class GitResponse extends Writable {
     this.ex.reject(status, { ...TEXT_PLAIN, [CORRELATION_HEADER]: req.correlationId }, text);
     return { outcome: status === 404 ? 'policy' : 'system', status, fields: { grpc_code: code } };
   }
+  /** Gitaly's LimitError: Workhorse's busy bytes into the body (200 if nothing was written yet). */
+  busy(bytes: Buffer, code: number | undefined): Promise<Served> {
+    return new Promise((resolve) =>
+      this.end(bytes, () => {
+        this.ex.end();
+        resolve({
+          outcome: 'system',
+          status: 200,
+          fields: { grpc_code: code, reason: 'gitaly limit error' },
+        });
+      }),
+    );
+  }
+  /**
+   * upload-pack / receive-pack failing without a LimitError: Workhorse's `WriteHeader(500)` after
+   * the RPC — an empty 500 (with the result headers already set) if nothing was written, else the
+   * response just ends.
+   */
+  failRpc(code: number | undefined): Served {
+    if (this.ex.headersSent) {
+      this.ex.end();
+      return { outcome: 'system', status: 200, fields: { grpc_code: code, bytes_out: this.bytes } };
+    }
+    this.ex.reject(500, this.headers, '');
+    return {
+      outcome: code === grpc.status.NOT_FOUND ? 'policy' : 'system',
+      status: 500,
+      fields: { grpc_code: code },
+    };
+  }
   finishOk(fields: Record<string, unknown>): Served {
     if (!this.ex.headersSent) this.ex.begin(200, this.headers);
     this.ex.end();
@@ -105,6 +139,13 @@ function requestBody(ex: Exchange): Readable | undefined {
   ex.body.pipe(gunzip);
   return gunzip;
 }
+
+const auditDeps = (ctx: GitHttpContext, req: RouteRequest): AuditDeps => ({
+  railsUrl: ctx.config.railsUrl,
+  workhorseKey: ctx.workhorseKey,
+  timeoutMs: ctx.config.preauthTimeoutMs,
+  logger: req.log,
+});
 
 function unsupportedEncoding(ex: Exchange, req: RouteRequest): Served {
   ex.reject(500, { ...TEXT_PLAIN, [CORRELATION_HEADER]: req.correlationId }, 'Internal Server Error\n');
@@ -156,12 +197,15 @@ export function uploadPackHandler(ctx: GitHttpContext): RouteHandler {
     // Workhorse's upload-pack body deadline: a client may not hold the call open with a slow body.
     const deadline = setTimeout(() => call.cancel(), ctx.config.uploadPackBodyTimeoutMs);
     body.once('end', () => clearTimeout(deadline));
-    const { error } = await call.done;
+    const { error, spooledBytes } = await call.done;
     clearTimeout(deadline);
     if (ex.clientGone) return { outcome: 'client-gone', fields: { gl_id: a.auth.GL_ID } };
-    if (error) return out.fail(error.code, req);
+    if (error && hasLimitError(error.metadata)) return out.busy(UPLOAD_PACK_BUSY, error.code);
+    if (error) return out.failRpc(error.code);
     await new Promise<void>((resolve) => out.end(() => resolve()));
-    return out.finishOk({ gl_id: a.auth.GL_ID });
+    const served = out.finishOk({ gl_id: a.auth.GL_ID, spooled_bytes: spooledBytes });
+    await sendGitAuditEvent(auditDeps(ctx, req), 'git-upload-pack', a.auth, req.correlationId);
+    return served;
   };
 }
 
@@ -202,10 +246,16 @@ export function receivePackHandler(ctx: GitHttpContext): RouteHandler {
           out.once('drain', () => call.resume());
         }
       });
-      call.once('error', (err: grpc.ServiceError) =>
-        resolve(ex.clientGone ? { outcome: 'client-gone' } : out.fail(err.code, req)),
-      );
+      call.once('error', (err: grpc.ServiceError) => {
+        if (ex.clientGone) resolve({ outcome: 'client-gone' });
+        else if (hasLimitError(err.metadata)) void out.busy(RECEIVE_PACK_BUSY, err.code).then(resolve);
+        else resolve(out.failRpc(err.code));
+      });
       call.once('end', () => out.end(() => resolve(out.finishOk({ gl_id: a.auth.GL_ID }))));
+    }).then(async (served) => {
+      if (served.outcome === 'ok')
+        await sendGitAuditEvent(auditDeps(ctx, req), 'git-receive-pack', a.auth, req.correlationId);
+      return served;
     });
   };
 }

@@ -137,6 +137,11 @@ export interface HarnessOptions {
   gitaly?: Record<string, unknown>;
   /** Where the mock Gitaly journals its RPCs (`mock-gitaly/rpc-journal.ts`). */
   gitalyJournal?: (draft: JournalDraft) => void;
+  /**
+   * Another Gitaly for the mock cell's answers (e.g. the Go peer of `test/interop`): started once
+   * the storage folder and the Gitaly token file exist; returns its address. Default: the mock Gitaly.
+   */
+  cellGitaly?: (world: { storage: string; tokenFile: string }) => Promise<string>;
 }
 
 const listen = (server: http.Server) =>
@@ -199,9 +204,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     const { port: gitalyPort } = await gitalyServer.start();
     cleanups.push(() => gitalyServer.stop(500));
     const gitalyAddress = `tcp://127.0.0.1:${gitalyPort}`;
+    const cellGitalyAddress = opts.cellGitaly
+      ? await opts.cellGitaly({ storage, tokenFile: gitalyConfig.tokenFile })
+      : gitalyAddress;
 
     const model = demoModel(storageRoot, (t) => {
-      for (const c of t.cells) c.gitaly.address = gitalyAddress;
+      for (const c of t.cells) c.gitaly.address = cellGitalyAddress;
     });
     const hookLog = new HookLog();
     const app = buildCellApp(model, CELL, {

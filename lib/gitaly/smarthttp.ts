@@ -5,10 +5,12 @@ import { loadSmartHttpService, type PostReceivePackResponse } from '../proto-sma
 import { encodeStdin, SIDECHANNEL_ID_METADATA, STDIN_FLUSH } from '../sidechannel.js';
 import type { SidechannelRegistry } from './registry.js';
 import type { UnaryMethod } from './sidechannel-call.js';
+import { relayThrough, WriteAfterRead } from './write-after-read.js';
 
 /**
  * Gitaly's `SmartHTTPService` as Workhorse calls it: info/refs as a server stream of `data`,
- * upload-pack on a sidechannel (the whole request body framed, a flush, then git's raw stdout),
+ * upload-pack on a sidechannel (the whole request body framed, a flush, then git's raw stdout,
+ * held back until the body has ended),
  * receive-pack as a bidi stream whose first message has no data.
  */
 
@@ -62,27 +64,13 @@ export interface UploadPackIo {
   output: Writable;
   /** Called once the request body has been read to its end (the response may start after it). */
   onBodyEnd?: () => void;
+  /** Where an early answer is spooled beyond `SPOOL_MEMORY_BYTES` (default: the OS temp folder). */
+  spoolDir?: string;
 }
 
 export interface UploadPackCall {
-  done: Promise<{ error: grpc.ServiceError | null; bytesOut: number }>;
+  done: Promise<{ error: grpc.ServiceError | null; bytesOut: number; spooledBytes: number }>;
   cancel(): void;
-}
-
-/** Copies `stream` → `output` with backpressure; resolves at the stream's end or close. */
-function copyOut(stream: Readable, output: Writable, count: (n: number) => void): Promise<void> {
-  return new Promise((resolve) => {
-    stream.on('data', (chunk: Buffer) => {
-      count(chunk.length);
-      if (!output.write(chunk)) {
-        stream.pause();
-        output.once('drain', () => stream.resume());
-      }
-    });
-    stream.once('end', () => resolve());
-    stream.once('close', () => resolve());
-    stream.once('error', () => resolve());
-  });
 }
 
 /** Body → framed stdin + flush, with backpressure from the sidechannel. */
@@ -101,7 +89,10 @@ function copyIn(body: Readable, stream: Writable, onEnd: () => void): void {
   });
 }
 
-/** `PostUploadPackWithSidechannel`; the response is held (paused) until the body has ended. */
+/**
+ * `PostUploadPackWithSidechannel`; what Gitaly writes before the body has ended is spooled
+ * (`WriteAfterRead`) and reaches `output` only after it.
+ */
 export function postUploadPack(
   target: SmartHttpTarget,
   request: SmartHttpRequest,
@@ -111,8 +102,10 @@ export function postUploadPack(
   const waiter = target.registry.register();
   metadata.set(SIDECHANNEL_ID_METADATA, String(waiter.id));
   const m = method('PostUploadPackWithSidechannel');
+  const abort = new AbortController();
+  const coupled = new WriteAfterRead(io.output, abort.signal, io.spoolDir);
   let bytesOut = 0;
-  let copied: Promise<void> = Promise.resolve();
+  let relayed: Promise<void> = Promise.resolve();
   const status = new Promise<grpc.ServiceError | null>((resolve) => {
     target.client.makeUnaryRequest(
       m.path,
@@ -130,24 +123,28 @@ export function postUploadPack(
   void waiter.stream.then((stream) => {
     sidechannel = stream;
     stream.on('error', () => {});
-    // Workhorse spools what Gitaly writes before the body ended; pausing keeps it in the yamux window.
-    stream.pause();
+    relayed = relayThrough(stream, coupled, (n) => {
+      bytesOut += n;
+    });
     copyIn(io.body, stream, () => {
       io.onBodyEnd?.();
-      copied = copyOut(stream, io.output, (n) => {
-        bytesOut += n;
-      });
-      stream.resume();
+      void coupled.release();
     });
   });
   const done = status.then(async (error) => {
-    if (!error) await copied;
-    else sidechannel?.destroy();
-    return { error, bytesOut };
+    if (error) {
+      sidechannel?.destroy();
+      await coupled.discard();
+    } else {
+      await relayed;
+      await coupled.release();
+    }
+    return { error, bytesOut, spooledBytes: coupled.spooledBytes };
   });
   return {
     done,
     cancel: () => {
+      abort.abort();
       sidechannel?.destroy();
       waiter.close();
     },

@@ -8,7 +8,9 @@
 //   - plain gRPC clients: anything else is handed to grpc-go as it is (peeked bytes put back).
 //
 // It serves gitaly.SSHService: SSHUploadPackWithSidechannel (unary + sidechannel),
-// SSHReceivePack and SSHUploadArchive (bidi), running real git. See ../README.md for the flags.
+// SSHReceivePack and SSHUploadArchive (bidi), and gitaly.SmartHTTPService: InfoRefsUploadPack and
+// InfoRefsReceivePack (server stream), PostUploadPackWithSidechannel (unary + sidechannel) and
+// PostReceivePack (bidi), running real git. See ../README.md for the flags.
 package main
 
 import (
@@ -50,11 +52,14 @@ func main() {
 		"after each backchannel handshake, open stream 2 and speak HTTP/2 as a client on it (Gitaly < 17.11)")
 	wrongID := flag.Bool("wrong-sidechannel-id", false,
 		"announce every sidechannel with a call id the client never registered (id + 2^32), to test its rejection")
+	var limitMethods multiFlag
+	flag.Var(&limitMethods, "limit-error",
+		"answer this method (or \"all\") with Unavailable + a gitaly.LimitError detail, as an overloaded Gitaly (repeatable)")
 	gitBin := flag.String("git", "git", "git executable")
 	handshakeTimeout := flag.Duration("handshake-timeout", 30*time.Second, "time allowed for the first 11 bytes")
 	flag.Parse()
 
-	srv := &server{storages: map[string]string{}, git: *gitBin, wrongID: *wrongID}
+	srv := &server{storages: map[string]string{}, git: *gitBin, wrongID: *wrongID, limitMethods: limitMethods}
 	for _, s := range storages {
 		i := strings.IndexByte(s, '=')
 		if i <= 0 || i == len(s)-1 {

@@ -40,6 +40,8 @@ type server struct {
 	token    string
 	git      string
 	wrongID  bool // -wrong-sidechannel-id
+	// -limit-error: methods answered with a LimitError (smarthttp.go, limit.go)
+	limitMethods []string
 }
 
 // handle dispatches every call by its full method name.
@@ -54,6 +56,8 @@ func (s *server) handle(_ interface{}, ss grpc.ServerStream) error {
 	start := time.Now()
 	var err error
 	switch {
+	case service == smartHTTPService:
+		err = s.handleSmartHTTP(ss, tag, service, method)
 	case service != sshService:
 		err = status.Errorf(codes.Unimplemented, "unknown service %v", service)
 	case method == "SSHUploadPackWithSidechannel":
@@ -162,6 +166,11 @@ func (s *server) repoPath(r *repository) (string, error) {
 
 // gitCommand builds `git [-c k=v]... <sub> <dir>` with GIT_PROTOCOL from the request.
 func (s *server) gitCommand(ctx context.Context, sub, dir string, req *sshRequest) (*exec.Cmd, error) {
+	return s.gitCommandArgs(ctx, req, sub, dir)
+}
+
+// gitCommandArgs builds `git [-c k=v]... <args...>` with GIT_PROTOCOL from the request.
+func (s *server) gitCommandArgs(ctx context.Context, req *sshRequest, sub ...string) (*exec.Cmd, error) {
 	var args []string
 	for _, o := range req.gitConfigOptions {
 		if i := strings.IndexByte(o, '='); i <= 0 {
@@ -169,7 +178,7 @@ func (s *server) gitCommand(ctx context.Context, sub, dir string, req *sshReques
 		}
 		args = append(args, "-c", o)
 	}
-	args = append(args, sub, dir)
+	args = append(args, sub...)
 	cmd := exec.CommandContext(ctx, s.git, args...)
 	// git dies with this server (tests kill it with SIGTERM/SIGKILL mid-call).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

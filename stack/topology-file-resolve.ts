@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { TopologyFile, TopologyRole } from '../lib/contracts/topology-file.js';
+import type { GitalyConcurrencyLimit, TopologyFile, TopologyRole } from '../lib/contracts/topology-file.js';
 import {
   AccessLevel,
   type FixedRoute,
@@ -22,6 +22,8 @@ export interface WorldCell {
   region: string;
   legacy: boolean;
   sessionPrefix: string;
+  /** Its mock Gitaly's `[[concurrency]]` limits (empty: nothing limited). */
+  gitalyConcurrency: Required<GitalyConcurrencyLimit>[];
 }
 
 export interface WorldProject {
@@ -87,6 +89,7 @@ export function resolveCells(file: TopologyFile): WorldCell[] {
       region: c.region,
       legacy: c.legacy === true,
       sessionPrefix: c.sessionPrefix ?? `cell-${id}`,
+      gitalyConcurrency: (c.gitaly?.concurrency ?? []).map((l) => ({ maxQueueWaitMs: 0, ...l })),
     };
   });
 }

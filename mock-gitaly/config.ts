@@ -13,6 +13,7 @@ import {
   str,
 } from '../lib/config.js';
 import { readSecretFile } from '../lib/secrets.js';
+import { type ConcurrencyLimit, concurrencyValidator } from './concurrency.js';
 
 export interface GitalySettings {
   /** gRPC listen address. */
@@ -52,6 +53,8 @@ export interface GitalySettings {
   quarantineSweepIntervalMs: number;
   /** The cell this Gitaly belongs to, for its journal entries (the stack sets it; unset: null). */
   cell: string | undefined;
+  /** Gitaly's `[[concurrency]]` limits per RPC and repository (`concurrency.ts`); none: nothing limited. */
+  concurrency: readonly ConcurrencyLimit[];
 }
 
 /** Settings plus the token read from `tokenFile`. */
@@ -130,6 +133,7 @@ const schema: Schema<GitalySettings> = {
   quarantineSweep: { validate: bool, default: true },
   quarantineSweepIntervalMs: { validate: int(1000), default: 600_000 },
   cell: { validate: optionalStr, default: undefined },
+  concurrency: { validate: concurrencyValidator, default: [] },
 };
 
 /** `listenTls` needs a readable certificate and key; they are pointless without it. */

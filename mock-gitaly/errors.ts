@@ -38,6 +38,8 @@ export const NegotiationTimeout = defineRpcError('GITALY_NEGOTIATION_TIMEOUT', s
 export const ClientCanceled = defineRpcError('GITALY_CLIENT_CANCELED', status.CANCELLED, 499);
 export const GitFailed = defineRpcError('GITALY_GIT_FAILED', status.INTERNAL, 500);
 export const Unimplemented = defineRpcError('GITALY_UNIMPLEMENTED', status.UNIMPLEMENTED, 501);
+/** Gitaly's concurrency limiter refused the call (`concurrency.ts`; Gitaly's texts). */
+export const ResourceExhausted = defineRpcError('GITALY_RESOURCE_EXHAUSTED', status.RESOURCE_EXHAUSTED, 429);
 export const Internal = defineRpcError('GITALY_INTERNAL', status.INTERNAL, 500);
 /** The sidechannel could not be opened (Gitaly: `Internal` "opennig sidechannel: …", sic). */
 export const SidechannelFailed = defineRpcError('GITALY_SIDECHANNEL_FAILED', status.INTERNAL, 500);

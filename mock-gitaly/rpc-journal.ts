@@ -6,6 +6,9 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { journalHeaders } from '../lib/journal-fields.js';
+import { limitCall, resumeAfterHandler } from './call-limit.js';
+import { MAX_QUEUE_SIZE_MESSAGE, MAX_QUEUE_TIME_MESSAGE, type Release } from './concurrency.js';
+import { asRpcError } from './errors.js';
 import type { FaultAction, GitalyWorld } from './world.js';
 
 /** Which connection the call came on: a yamux backchannel session or plain gRPC. */
@@ -21,6 +24,8 @@ interface CallRecord {
   bytesOut: number;
   fault: Record<string, unknown> | undefined;
   done: boolean;
+  /** Frees the call's concurrency slot (`concurrency.ts`). */
+  release: Release;
 }
 
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
@@ -78,6 +83,7 @@ function outputLength(msg: unknown): number {
 function finish(world: GitalyWorld, rec: CallRecord, call: object, status: string): void {
   if (rec.done) return;
   rec.done = true;
+  rec.release();
   const side = sideBytes.get(call);
   world.journal({
     time: rec.startedAt.toISOString(),
@@ -130,6 +136,12 @@ function failCall(
   else call.emit('error', err);
 }
 
+/** Gitaly's `reason` label of `gitaly_requests_dropped_total` for a limiter refusal. */
+function droppedReason(message: string): string {
+  if (message === MAX_QUEUE_SIZE_MESSAGE) return 'max_size';
+  return message === MAX_QUEUE_TIME_MESSAGE ? 'max_time' : 'other';
+}
+
 function wrap(
   world: GitalyWorld,
   def: grpc.MethodDefinition<unknown, unknown>,
@@ -153,16 +165,19 @@ function wrap(
       bytesOut: 0,
       fault: action?.fault,
       done: false,
+      release: () => undefined,
     };
     if (action?.kind === 'fail') {
       failCall(call, callback, action);
       return finish(world, rec, call, codeName(action.code));
     }
+    const limited = world.limiter.isLimited(def.path);
     const run = () => {
       if (call.cancelled) return finish(world, rec, call, 'CANCELLED');
       if (streaming) {
         observeStream(world, rec, call as grpc.ServerDuplexStream<unknown, unknown>);
-        return (handler as (c: AnyCall) => void)(call);
+        (handler as (c: AnyCall) => void)(call);
+        return resumeAfterHandler(call, streaming, limited);
       }
       call.once('cancelled', () => finish(world, rec, call, 'CANCELLED'));
       const done: grpc.sendUnaryData<unknown> = (err, value) => {
@@ -171,8 +186,19 @@ function wrap(
       };
       (handler as (c: AnyCall, cb: grpc.sendUnaryData<unknown>) => void)(call, done);
     };
-    if (action?.kind === 'delay') setTimeout(run, action.ms);
-    else run();
+    const admitted = (release: Release) => {
+      rec.release = release;
+      if (action?.kind === 'delay') setTimeout(run, action.ms);
+      else run();
+    };
+    if (!limited) return admitted(rec.release);
+    limitCall(world, def.path, call, streaming).then(admitted, (err: unknown) => {
+      const e = asRpcError(err);
+      if (call.cancelled) return finish(world, rec, call, 'CANCELLED');
+      rec.fields.dropped = droppedReason(e.message);
+      failCall(call, callback, { kind: 'fail', code: e.grpcCode, message: e.message, fault: {} });
+      finish(world, rec, call, codeName(e.grpcCode));
+    });
   };
   return wrapped as unknown as grpc.UntypedHandleCall;
 }

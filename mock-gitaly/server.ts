@@ -58,7 +58,7 @@ export function buildGitalyServer(
         intervalMs: config.quarantineSweepIntervalMs,
       })
     : undefined;
-  const world = gitalyWorld(config.cell, deps.journal);
+  const world = gitalyWorld(config.cell, deps.journal, config.concurrency);
   const ctx: ServiceContext = { config, logger, processes, hooksDir: undefined, quarantine, world };
   const makeServer = sshServerFactory(ctx);
   const plain = makeServer();

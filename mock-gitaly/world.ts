@@ -9,16 +9,16 @@ import type { JournalDraft } from '../lib/contracts/world.js';
 import { type ControlArgs, intArg, oneOfArg, onlyArgs, stringArg } from '../lib/control-args.js';
 import { ControlArgumentError } from '../lib/world-channel.js';
 import { limitErrorFailure } from './limit-error-fault.js';
+import {
+  type ConcurrencyLimit,
+  ConcurrencyLimiter,
+  MAX_QUEUE_SIZE_MESSAGE,
+  MAX_QUEUE_TIME_MESSAGE,
+} from './concurrency.js';
 
 export type GitalyJournal = (draft: JournalDraft) => void;
 
-/**
- * Gitaly's limiter errors (`internal/limiter`: `ErrMaxQueueTime`, `ErrMaxQueueSize`), the whole
- * status message of the `RESOURCE_EXHAUSTED` it answers (gitlab-shell and Workhorse show their own
- * text for the code, never this one).
- */
-export const MAX_QUEUE_TIME_MESSAGE = 'maximum time in concurrency queue reached';
-export const MAX_QUEUE_SIZE_MESSAGE = 'maximum queue size reached';
+export { MAX_QUEUE_SIZE_MESSAGE, MAX_QUEUE_TIME_MESSAGE };
 /** What an `unavailable` fault answers. */
 export const INJECTED_UNAVAILABLE_MESSAGE = 'mock Gitaly is unavailable (fault injected)';
 
@@ -107,13 +107,23 @@ export class GitalyFaults {
   }
 }
 
-/** The world's view of one mock Gitaly: its cell, its journal, its faults. */
+/** The world's view of one mock Gitaly: its cell, its journal, its faults, its concurrency limiter. */
 export interface GitalyWorld {
   cell: string | null;
   journal: GitalyJournal;
   faults: GitalyFaults;
+  limiter: ConcurrencyLimiter;
 }
 
-export function gitalyWorld(cell: string | undefined, journal: GitalyJournal = () => undefined): GitalyWorld {
-  return { cell: cell ?? null, journal, faults: new GitalyFaults() };
+export function gitalyWorld(
+  cell: string | undefined,
+  journal: GitalyJournal = () => undefined,
+  concurrency: readonly ConcurrencyLimit[] = [],
+): GitalyWorld {
+  return {
+    cell: cell ?? null,
+    journal,
+    faults: new GitalyFaults(),
+    limiter: new ConcurrencyLimiter(concurrency),
+  };
 }

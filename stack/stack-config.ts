@@ -96,6 +96,7 @@ function planGitaly(plan: Plan, cell: WorldCell): PlannedService {
       // Names the cell in its journal entries.
       cell: cell.name,
       logLevel: plan.logLevel,
+      ...(cell.gitalyConcurrency.length > 0 ? { concurrency: cell.gitalyConcurrency } : {}),
     },
   };
 }

@@ -40,6 +40,9 @@ function checkCells(f: TopologyFile, add: Add): void {
     if (c.sessionPrefix !== undefined && clash !== -1)
       add(`cells[${i}].sessionPrefix`, `"${c.sessionPrefix}" is also the session prefix of cells[${clash}]`);
   });
+  f.cells.forEach((c, i) => {
+    unique(add, `cells[${i}].gitaly.concurrency`, c.gitaly?.concurrency ?? [], 'rpc', (l) => l.rpc);
+  });
   const legacy = f.cells.flatMap((c, i) => (c.legacy === true ? [i] : []));
   if (legacy.length === 0 && f.cells.length > 0) add('cells', 'no cell is legacy (exactly one must be)');
   for (const i of legacy.slice(1))

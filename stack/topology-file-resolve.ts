@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { TopologyFile, TopologyRole } from '../lib/contracts/topology-file.js';
+import type { GitalyConcurrencyLimit, TopologyFile, TopologyRole } from '../lib/contracts/topology-file.js';
 import { DEFAULT_TUNNEL_PROFILE, type TunnelProfileName } from '../lib/contracts/tunnel-profile.js';
 import {
   AccessLevel,
@@ -23,6 +23,8 @@ export interface WorldCell {
   region: string;
   legacy: boolean;
   sessionPrefix: string;
+  /** Its mock Gitaly's `[[concurrency]]` limits (empty: nothing limited). */
+  gitalyConcurrency: Required<GitalyConcurrencyLimit>[];
 }
 
 export interface WorldProject {
@@ -90,6 +92,7 @@ export function resolveCells(file: TopologyFile): WorldCell[] {
       region: c.region,
       legacy: c.legacy === true,
       sessionPrefix: c.sessionPrefix ?? `cell-${id}`,
+      gitalyConcurrency: (c.gitaly?.concurrency ?? []).map((l) => ({ maxQueueWaitMs: 0, ...l })),
     };
   });
 }

@@ -27,6 +27,51 @@ export interface TopologyFileCell {
   id?: number;
   /** Prefix of the session tokens the Topology Service answers for this cell (default "cell-<id>"). */
   sessionPrefix?: string;
+  /** The cell's mock Gitaly. */
+  gitaly?: TopologyFileGitaly;
+}
+
+/** Settings of a cell's mock Gitaly. */
+export interface TopologyFileGitaly {
+  /**
+   * Gitaly's `[[concurrency]]` limits, per RPC and repository (each RPC at most once). An RPC
+   * without an entry is not limited, as in Gitaly.
+   */
+  concurrency?: GitalyConcurrencyLimit[];
+}
+
+/** A Gitaly RPC, by full method name as Gitaly's `[[concurrency]] rpc` names it. */
+export type GitalyLimitedRpc =
+  | '/gitaly.SSHService/SSHUploadPackWithSidechannel'
+  | '/gitaly.SSHService/SSHUploadPack'
+  | '/gitaly.SSHService/SSHReceivePack'
+  | '/gitaly.SSHService/SSHUploadArchive'
+  | '/gitaly.SmartHTTPService/InfoRefsUploadPack'
+  | '/gitaly.SmartHTTPService/InfoRefsReceivePack'
+  | '/gitaly.SmartHTTPService/PostUploadPackWithSidechannel'
+  | '/gitaly.SmartHTTPService/PostReceivePack';
+
+/** One `[[concurrency]]` entry of Gitaly (`max_per_repo`, `max_queue_size`, `max_queue_wait`). */
+export interface GitalyConcurrencyLimit {
+  /** The RPC limited. */
+  rpc: GitalyLimitedRpc;
+  /**
+   * Calls of the RPC running at once on one repository; the next ones wait (0: no limit).
+   * @minimum 0
+   */
+  maxPerRepo: number;
+  /**
+   * Calls that may wait beyond those running; the next one is refused at once with
+   * `RESOURCE_EXHAUSTED` "maximum queue size reached".
+   * @minimum 1
+   */
+  maxQueueSize: number;
+  /**
+   * How long a call may wait, in ms, before it is refused with `RESOURCE_EXHAUSTED` "maximum time
+   * in concurrency queue reached" (default 0: no bound).
+   * @minimum 0
+   */
+  maxQueueWaitMs?: number;
 }
 
 /** An organization: everything in it lives in its cell. */

@@ -95,6 +95,20 @@ describe('a world of any number of cells', () => {
       /exclude each other/,
     );
   });
+
+  it("passes a cell's Gitaly concurrency limits to its mock Gitaly only (maxQueueWaitMs filled in)", () => {
+    const world = cells(2, false);
+    const limit = {
+      rpc: '/gitaly.SSHService/SSHUploadPackWithSidechannel' as const,
+      maxPerRepo: 1,
+      maxQueueSize: 3,
+    };
+    Object.assign(world.cells[1] ?? {}, { gitalyConcurrency: [{ ...limit, maxQueueWaitMs: 0 }] });
+    const planned = planServices(world, paths, stackPorts(0), LOCAL_NET, 'info');
+    const config = (name: string) => planned.find((p) => p.spec.name === name)?.config ?? {};
+    expect(config('gitaly-c1').concurrency).toEqual([{ ...limit, maxQueueWaitMs: 0 }]);
+    expect('concurrency' in config('gitaly-c0')).toBe(false);
+  });
 });
 
 describe('the demo world', () => {

@@ -45,6 +45,12 @@ function world(): TopologyFile {
   };
 }
 
+const UPLOAD_PACK_LIMIT = {
+  rpc: '/gitaly.SSHService/SSHUploadPackWithSidechannel',
+  maxPerRepo: 1,
+  maxQueueSize: 5,
+} as const;
+
 const problems = (edit: (f: TopologyFile) => void) => {
   const f = world();
   edit(f);
@@ -74,6 +80,28 @@ describe('topology file: structure (schema)', () => {
         'projects[0].path: must match pattern "^[^/]+/[^/]+$"',
         'projects[1].repository.seed: must be one of "demo", "empty"',
         'members[0].role: must be one of "guest", "reporter", "developer", "maintainer", "owner"',
+      ]),
+    );
+  });
+
+  it("checks a cell's Gitaly concurrency limits: Gitaly's RPC names, its minimums", () => {
+    const got = problems((f) =>
+      Object.assign(f.cells[0] ?? {}, {
+        gitaly: {
+          concurrency: [
+            { rpc: 'SSHUploadPack', maxPerRepo: 1, maxQueueSize: 1 },
+            { ...UPLOAD_PACK_LIMIT, maxQueueSize: 0, maxQueueWaitMs: -1 },
+          ],
+        },
+      }),
+    );
+    expect(got).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^cells\[0\]\.gitaly\.concurrency\[0\]\.rpc: must be one of "\/gitaly\.SSHService/,
+        ),
+        expect.stringMatching(/^cells\[0\]\.gitaly\.concurrency\[1\]\.maxQueueSize: must be >= 1/),
+        expect.stringMatching(/^cells\[0\]\.gitaly\.concurrency\[1\]\.maxQueueWaitMs: must be >= 0/),
       ]),
     );
   });
@@ -180,6 +208,14 @@ describe('topology file: meaning', () => {
       'the learn router without seed 000 routing',
       (f) => Object.assign(f, { routers: { learn: true } }),
       'routers.learn: the learn router needs "seed000Routing": true (its learn endpoint and 421)',
+    ],
+    [
+      'two concurrency limits for one RPC',
+      (f) =>
+        Object.assign(f.cells[1] ?? {}, {
+          gitaly: { concurrency: [{ ...UPLOAD_PACK_LIMIT }, { ...UPLOAD_PACK_LIMIT, maxPerRepo: 2 }] },
+        }),
+      'cells[1].gitaly.concurrency[1].rpc: "/gitaly.SSHService/SSHUploadPackWithSidechannel" is already used by cells[1].gitaly.concurrency[0]',
     ],
     [
       'no router at all',

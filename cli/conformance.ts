@@ -38,6 +38,8 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
   const edge = choose(o.edge, EDGES, '--edge');
   if (o.ssh !== undefined && !/^[^\s:]+:\d+$/.test(o.ssh))
     throw new UsageError(`--ssh must be host:port, not ${o.ssh}`, 'conformance');
+  if (o.http !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(o.http))
+    throw new UsageError(`--http must be a base URL (http://host:port), not ${o.http}`, 'conformance');
   const only = o.only
     ?.split(',')
     .map((s) => s.trim())
@@ -52,10 +54,12 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
   try {
     const stack: StackJson = world?.stackJson ?? readStackJson(o.world as string);
     const ours = stack.routerTopology ?? stack.router;
+    // No --ssh and no --http: both fronts of the world's own router.
+    const http = o.http?.replace(/\/$/, '') ?? (o.ssh === undefined ? ours.http : undefined);
     const router: RouterUnderTest = {
       ssh: o.ssh ?? ours.ssh,
-      ...(o.http !== undefined ? { http: o.http } : {}),
-      ours: o.ssh === undefined || o.ssh === ours.ssh,
+      ...(http !== undefined ? { http } : {}),
+      ours: (o.ssh === undefined || o.ssh === ours.ssh) && (o.http === undefined || o.http === ours.http),
     };
     const report = await runChecks(stack, router, { ...(only ? { only } : {}), profile, edge });
     process.stdout.write(reportTable(report));

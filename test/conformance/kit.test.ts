@@ -1,7 +1,8 @@
 /**
- * The conformance kit against this project's topology-mode router on the kit's own world (edge
- * none): every SSH check passes but S17, a known divergence; a router given without its SSH front
- * gets "not run", never "pass"; the CLI refuses profiles and edges it does not have.
+ * The conformance kit against both fronts of this project's topology-mode router on the kit's own
+ * world (edge none): every check passes but S3, S17 and H12, known divergences, and S3-cert, not run;
+ * a router given without the front a check needs gets "not run", never "pass"; the CLI refuses
+ * profiles and edges it does not have.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';

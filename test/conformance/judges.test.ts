@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { judgeNoRedirect } from '../../conformance/checks/cell-answers.js';
-import { judgeKeySession } from '../../conformance/checks/ssh-more.js';
 import { judgeOneClassify } from '../../conformance/checks/classify.js';
+import { judgeKeySession } from '../../conformance/checks/ssh-more.js';
 import { judgeTunnel } from '../../conformance/checks/tunnel.js';
 import type { JournalEntry } from '../../lib/contracts/world.js';
 

@@ -46,6 +46,8 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
     );
   if (o.ssh !== undefined && !/^[^\s:]+:\d+$/.test(o.ssh))
     throw new UsageError(`--ssh must be host:port, not ${o.ssh}`, 'conformance');
+  if (o.http !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(o.http))
+    throw new UsageError(`--http must be a base URL (http://host:port), not ${o.http}`, 'conformance');
   const only = o.only
     ?.split(',')
     .map((s) => s.trim())
@@ -71,10 +73,12 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
   try {
     const stack: StackJson = world?.stackJson ?? (given as StackJson);
     const ours = stack.routerTopology ?? stack.router;
+    // No --ssh and no --http: both fronts of the world's own router.
+    const http = o.http?.replace(/\/$/, '') ?? (o.ssh === undefined ? ours.http : undefined);
     const router: RouterUnderTest = {
       ssh: o.ssh ?? ours.ssh,
-      ...(o.http !== undefined ? { http: o.http } : {}),
-      ours: o.ssh === undefined || o.ssh === ours.ssh,
+      ...(http !== undefined ? { http } : {}),
+      ours: (o.ssh === undefined || o.ssh === ours.ssh) && (o.http === undefined || o.http === ours.http),
     };
     const report = await runChecks(stack, router, {
       ...(only ? { only } : {}),

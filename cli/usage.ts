@@ -84,7 +84,7 @@ ${DATA}
 
 Runs the conformance checks against a router and prints a table; exit 1 when a check fails.
   --ssh H:P          the SSH front of the router under test (default: the world's own topology router)
-  --http URL         its HTTP front (the HTTP checks are not built yet)
+  --http URL         its HTTP front (default: the world's own router's, when --ssh is not given either)
   --world DIR        the data folder of a running world (up --topology conformance/world.json);
                      default: the kit starts a world of its own and stops it after
   --only S1,S5       only these checks

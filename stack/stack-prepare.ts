@@ -43,6 +43,9 @@ export async function prepareStack(world: World, settings: StackSettings) {
   await rm(paths.stackJson, { force: true });
   const publicKeys = await ensureSecretsAndKeys(paths, world);
   const topology = worldTopology(world, ports, paths, publicKeys, LOCAL_NET);
+  // The public URL (LFS hrefs, clone URLs) is the main router's HTTP front: the topology router's
+  // when the world starts no learn router.
+  topology.externalUrl = mainRouter(world, ports).http;
   if (geo) {
     await ensureGeoSecrets(world, paths);
     topology.geoSites = geoSites(world, paths, ports, mainRouter(world, ports).ssh);

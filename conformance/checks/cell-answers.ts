@@ -4,7 +4,9 @@
  */
 import type { JournalEntry } from '../../lib/contracts/world.js';
 import { type ConformanceCheck, fail, pass, type Verdict } from '../check.js';
+import type { CheckContext } from '../context.js';
 import type { ExecResult } from '../exec.js';
+import { httpProbe, kitBasic } from '../http-probe.js';
 import { ROUTED } from '../world-plan.js';
 import { ALLOWED, allowedOf, where } from './journal-views.js';
 
@@ -71,7 +73,8 @@ const MAINTENANCE = 'This organization is temporarily unavailable due to mainten
 
 export const S19: ConformanceCheck = {
   id: 'S19',
-  title: "organization in time-bounded maintenance: the cell's 503 text reaches git's stderr",
+  title:
+    "organization in time-bounded maintenance: the cell's 503 text on git's stderr; over --http 503 + Retry-After: 60",
   source: 'gitlab!251067 (organization_maintenance_enforcement)',
   needs: ['ssh'],
   async run(ctx) {
@@ -85,9 +88,22 @@ export const S19: ConformanceCheck = {
         return fail(`/allowed at ${where(allowed)} (want ${ROUTED.cell} 503)`);
       if (r.code === 0 || !r.stderr.includes(MAINTENANCE))
         return fail(`exit ${r.code}, stderr ${JSON.stringify(r.stderr.trim())}`);
-      return pass();
+      return ctx.router.http === undefined ? pass() : await maintenanceOverHttp(ctx);
     } finally {
       await rails.maintenance(ROUTED.org, 'off');
     }
   },
 };
+
+/** S19's HTTP half: git's info/refs through the HTTP front gets the cell's 503 and `Retry-After: 60`. */
+async function maintenanceOverHttp(ctx: CheckContext): Promise<Verdict> {
+  const a = await httpProbe(ctx, `/${ROUTED.project}.git/info/refs?service=git-upload-pack`, {
+    headers: { authorization: kitBasic() },
+  });
+  const retryAfter = a.headers.get('retry-after');
+  if (a.status !== 503 || retryAfter !== '60')
+    return fail(
+      `HTTP info/refs answered ${a.status}, Retry-After ${JSON.stringify(retryAfter)} (want 503, "60")`,
+    );
+  return pass();
+}

@@ -3,6 +3,36 @@ import type { ConformanceCheck } from '../check.js';
 import { S2, S4, S8 } from './addresses.js';
 import { S9, S10, S19 } from './cell-answers.js';
 import { S1, S5, S6 } from './classify.js';
+import { H8, H9, H10, H12 } from './http-cells.js';
+import { H1, H2, H3, H5, H7 } from './http-front.js';
+import { S3, S3cert, S7, S18 } from './ssh-more.js';
 import { S11, S15, S16, S17 } from './tunnel.js';
 
-export const CHECKS: readonly ConformanceCheck[] = [S1, S2, S4, S5, S6, S8, S9, S10, S11, S15, S16, S17, S19];
+export const CHECKS: readonly ConformanceCheck[] = [
+  S1,
+  S2,
+  S3,
+  S3cert,
+  S4,
+  S5,
+  S6,
+  S7,
+  S8,
+  S9,
+  S10,
+  S11,
+  S15,
+  S16,
+  S17,
+  S18,
+  S19,
+  H1,
+  H2,
+  H3,
+  H5,
+  H7,
+  H8,
+  H9,
+  H10,
+  H12,
+];

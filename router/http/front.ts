@@ -14,6 +14,7 @@ import { parseCookies, RULE_ACTION_HEADER, RULE_TYPE_HEADER, ruleHeaders } from 
 import type { Ruleset } from '../rules/load.js';
 import type { RestClassifier } from '../topology/rest-classify.js';
 import { decideCell, type RouteDecision, type RoutingRuleResult } from './decide.js';
+import { claimPath } from './path-claim.js';
 import { checkPublicPath } from './public-path.js';
 
 /**
@@ -205,7 +206,7 @@ async function send(
   fr: FrontRequest,
   opened: (call: UpstreamCall) => void,
 ): Promise<Sent> {
-  const route = await deps.routes.classify(fr.path, fr.method, { requestId: fr.requestId, log: fr.log });
+  const route = await classifyPath(deps, fr);
   const decision =
     (await deps.topology?.decide(fr.rule, route, { requestId: fr.requestId, log: fr.log })) ??
     decideCell(fr.rule, route, deps.cells);
@@ -221,6 +222,20 @@ async function send(
   opened(call);
   if (fr.streamBody) pipeline(fr.req, call.body, () => undefined);
   return { call, upstream: await call.response, route, decision };
+}
+
+/**
+ * Step 3's classification. In `topology` mode as the HTTP Router's path router: a reserved first
+ * segment is not classified (the rules, else the legacy cell), a format suffix is stripped once,
+ * `/users/sign_in?login=<u>` is classified as `/<u>` (`path-claim.ts`).
+ */
+function classifyPath(deps: HttpFrontDeps, fr: FrontRequest): Promise<Classification> {
+  const ctx = { requestId: fr.requestId, log: fr.log };
+  if (!deps.topology) return deps.routes.classify(fr.path, fr.method, ctx);
+  const path = claimPath(fr.target);
+  if (path === undefined)
+    return Promise.resolve({ cell: deps.cells.legacy, via: 'fallback', source: 'fallback' });
+  return deps.routes.classify(path, fr.method, ctx);
 }
 
 /** The response half of step 4: the optional 404 delay, then the cell's answer streamed back. */

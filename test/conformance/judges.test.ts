@@ -1,5 +1,5 @@
 /**
- * Every check can fail: S5's, S9's and S11's judgements of the journal a broken router would leave
+ * Every check can fail: S3's, S5's, S9's and S11's judgements of the journal a broken router would leave
  * (retrying NOT_FOUND, following a 302 to the legacy cell, dropping Git-Protocol or the gl_id), each
  * a FAIL naming what was seen; the journal of a conforming router passes. Entries are in the shape
  * a real world writes (`lib/contracts/world.ts`), trimmed to what the judges read.
@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { judgeNoRedirect } from '../../conformance/checks/cell-answers.js';
 import { judgeOneClassify } from '../../conformance/checks/classify.js';
+import { judgeKeySession } from '../../conformance/checks/ssh-more.js';
 import { judgeTunnel } from '../../conformance/checks/tunnel.js';
 import type { JournalEntry } from '../../lib/contracts/world.js';
 
@@ -111,6 +112,29 @@ describe('S11: the tunnel request shape', () => {
     expect(judgeTunnel([tunnel({}, undefined)], undefined)).toEqual({
       kind: 'fail',
       seen: 'no GIT_PROTOCOL: Shell JWT claims {"iss":"gitlab-shell"} have no gl_id',
+    });
+  });
+});
+
+describe("S3: a key session's account commands go to the default cell", () => {
+  const discover = (cell: string) => entry({ cell, endpoint: '/api/v4/internal/discover' });
+  it('passes discover at the legacy cell with no claim', () => {
+    expect(judgeKeySession([discover('conf_legacy')], '/api/v4/internal/discover', 'conf_legacy')).toEqual({
+      kind: 'pass',
+    });
+  });
+  it("fails a router that sends discover to the user's cell", () => {
+    expect(judgeKeySession([discover('conf_north')], '/api/v4/internal/discover', 'conf_legacy')).toEqual({
+      kind: 'fail',
+      seen: '/api/v4/internal/discover at conf_north 200 (want the default cell conf_legacy)',
+    });
+  });
+  it('fails a router that classifies a route claim for it', () => {
+    expect(
+      judgeKeySession([classify('OK'), discover('conf_legacy')], '/api/v4/internal/discover', 'conf_legacy'),
+    ).toEqual({
+      kind: 'fail',
+      seen: '/api/v4/internal/discover: Classify of [{"type":"route","value":"north-group"}] (want none)',
     });
   });
 });

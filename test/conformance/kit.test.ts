@@ -1,7 +1,8 @@
 /**
- * The conformance kit against this project's topology-mode router on the kit's own world (edge
- * none): every SSH check passes but S17, a known divergence; a router given without its SSH front
- * gets "not run", never "pass"; the CLI refuses profiles and edges it does not have.
+ * The conformance kit against both fronts of this project's topology-mode router on the kit's own
+ * world (edge none): every check passes but S3, S17 and H12, known divergences, and S3-cert, not run;
+ * a router given without the front a check needs gets "not run", never "pass"; the CLI refuses
+ * profiles and edges it does not have.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -29,13 +30,16 @@ afterAll(async () => {
 });
 
 describe('the conformance kit', () => {
-  it('passes every SSH check of our topology router but S17, a known divergence', async () => {
-    const ssh = (world.stackJson.routerTopology ?? world.stackJson.router).ssh;
-    const report = await runChecks(world.stackJson, { ssh, ours: true });
+  it('passes every check on both fronts of our topology router but the known divergences', async () => {
+    const { ssh, http } = world.stackJson.routerTopology ?? world.stackJson.router;
+    const report = await runChecks(world.stackJson, { ssh, http, ours: true });
     const verdicts = Object.fromEntries(report.results.map((r) => [r.id, r.verdict.kind]));
     expect(verdicts, reportTable(report)).toEqual({
       ...Object.fromEntries(CHECKS.map((c) => [c.id, 'pass'])),
+      S3: 'divergence',
+      'S3-cert': 'not-run',
       S17: 'divergence',
+      H12: 'divergence',
     });
     expect(report.failed).toBe(0);
   });
@@ -68,11 +72,18 @@ describe('the conformance kit', () => {
     ]);
   });
 
-  it('marks every check "not run" when the router under test has no SSH front given', async () => {
-    const report = await runChecks(world.stackJson, { ours: false }, { only: ['S1', 'S11'] });
+  it('marks every check "not run" when the front it needs is not given, never "pass"', async () => {
+    const report = await runChecks(world.stackJson, { ours: false }, { only: ['S1', 'S11', 'H1'] });
     expect(report.results.map((r) => [r.id, r.verdict])).toEqual([
       ['S1', { kind: 'not-run', why: 'needs --ssh' }],
       ['S11', { kind: 'not-run', why: 'needs --ssh' }],
+      ['H1', { kind: 'not-run', why: 'needs --http' }],
+    ]);
+    const { ssh } = world.stackJson.routerTopology ?? world.stackJson.router;
+    const sshOnly = await runChecks(world.stackJson, { ssh, ours: true }, { only: ['S18', 'H7'] });
+    expect(sshOnly.results.map((r) => [r.id, r.verdict])).toEqual([
+      ['S18', { kind: 'not-run', why: 'needs --http' }],
+      ['H7', { kind: 'not-run', why: 'needs --http' }],
     ]);
   });
 
@@ -84,7 +95,7 @@ describe('the conformance kit', () => {
       ],
       [['--edge', 'envoy'], 'unknown --edge envoy (this kit has: none, nginx, haproxy, cloudflare)'],
       [['--edge', 'nginx'], `the world at ${world.dataDir} runs edge none, not nginx`],
-      [['--only', 'S99'], 'no check S99 (this kit has: S1, S2, S4, S5'],
+      [['--only', 'S99'], 'no check S99 (this kit has: S1, S2, S3, S3-cert, S4'],
     ];
     for (const [args, message] of cases) {
       const r = await run('node', [CLI, 'conformance', '--world', world.dataDir, ...args]);

@@ -80,7 +80,7 @@ describe('the conformance kit', () => {
     const cases: Array<[string[], string]> = [
       [
         ['--profile', 'gitlab-shell-99'],
-        'unknown --profile gitlab-shell-99 (this kit has: gitlab-shell-14.57.6)',
+        'unknown --profile gitlab-shell-99 (this kit has: gitlab-shell-14.57.6, gitlab-shell-14.56, gitlab-shell-14.57.2, gitlab-shell-14.57.3, gitlab-shell-14.57.4)',
       ],
       [['--edge', 'nginx'], 'unknown --edge nginx (this kit has: none)'],
       [['--only', 'S99'], 'no check S99 (this kit has: S1, S2, S4, S5'],

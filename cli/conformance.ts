@@ -11,10 +11,15 @@ import { reportTable, runChecks, writeReport } from '../conformance/runner.js';
 import { KIT_TOPOLOGY } from '../conformance/world-plan.js';
 import { startWorld } from '../fixture/index.js';
 import type { StackJson } from '../lib/contracts/stack.js';
+import { DEFAULT_TUNNEL_PROFILE, TUNNEL_PROFILE_NAMES } from '../lib/contracts/tunnel-profile.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './usage.js';
 import { readStackJson } from './world-files.js';
 
-export const PROFILES = ['gitlab-shell-14.57.6'];
+/** Every release profile, the newest (the default) first. */
+export const PROFILES = [
+  DEFAULT_TUNNEL_PROFILE,
+  ...TUNNEL_PROFILE_NAMES.filter((p) => p !== DEFAULT_TUNNEL_PROFILE),
+];
 export const EDGES = ['none', 'nginx', 'haproxy', 'cloudflare'];
 
 export interface ConformanceOptions {

@@ -89,7 +89,9 @@ Runs the conformance checks against a router and prints a table; exit 1 when a c
                      default: the kit starts a world of its own and stops it after
   --only S1,S5       only these checks
   --json F           also write the report as JSON to F
-  --profile P        release profile; only gitlab-shell-14.57.6 exists
+  --profile P        the gitlab-shell release profile of the router under test (default
+                     gitlab-shell-14.57.6; also -14.56, -14.57.2, -14.57.3, -14.57.4): the FAILs
+                     the profile is expected to give are reported as "expected FAIL", not exit 1
   --edge E           the edge between the router and the cells: none, nginx, haproxy, cloudflare or an
                      edge file; the kit's own world starts with it; with --world, the world's own edge
                      (stack.json) is used and must match when given

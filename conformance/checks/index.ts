@@ -3,8 +3,10 @@ import type { ConformanceCheck } from '../check.js';
 import { S2, S4, S8 } from './addresses.js';
 import { S9, S10, S19 } from './cell-answers.js';
 import { S1, S5, S6 } from './classify.js';
+import { S14 } from './expired-jwt.js';
 import { H8, H9, H10, H12 } from './http-cells.js';
 import { H1, H2, H3, H5, H7 } from './http-front.js';
+import { S13_JWT, S13_SHAPE } from './push-shape.js';
 import { S3, S3cert, S7, S18 } from './ssh-more.js';
 import { S11, S15, S16, S17 } from './tunnel.js';
 
@@ -21,6 +23,9 @@ export const CHECKS: readonly ConformanceCheck[] = [
   S9,
   S10,
   S11,
+  S13_SHAPE,
+  S13_JWT,
+  S14,
   S15,
   S16,
   S17,

@@ -91,7 +91,7 @@ describe('the conformance kit', () => {
     const cases: Array<[string[], string]> = [
       [
         ['--profile', 'gitlab-shell-99'],
-        'unknown --profile gitlab-shell-99 (this kit has: gitlab-shell-14.57.6)',
+        'unknown --profile gitlab-shell-99 (this kit has: gitlab-shell-14.57.6, gitlab-shell-14.56, gitlab-shell-14.57.2, gitlab-shell-14.57.3, gitlab-shell-14.57.4)',
       ],
       [['--edge', 'envoy'], 'unknown --edge envoy (this kit has: none, nginx, haproxy, cloudflare)'],
       [['--edge', 'nginx'], `the world at ${world.dataDir} runs edge none, not nginx`],

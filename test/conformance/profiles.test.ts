@@ -9,6 +9,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { reportTable, runChecks } from '../../conformance/runner.js';
 import { KIT_TOPOLOGY, KIT_USER, ROUTED } from '../../conformance/world-plan.js';
 import { startWorld, type World } from '../../fixture/index.js';
 import type { TunnelProfileName } from '../../lib/contracts/tunnel-profile.js';
@@ -57,6 +58,47 @@ describe('a world started with a tunnel profile', () => {
       expect(world.stackJson.routerTopology?.tunnelProfile).toBe(profile);
       const tunnel = await v0Clone(world);
       expect(tunnel?.fields).toMatchObject({ stdin_tail: expect.stringMatching(tail) });
+    },
+    180_000,
+  );
+});
+
+describe("the kit's push checks against our router on each push profile", () => {
+  it.each<[TunnelProfileName, Record<string, string>, RegExp | undefined]>([
+    [
+      'gitlab-shell-14.56',
+      { 'S13-shape': 'fail', 'S13-jwt': 'pass' },
+      /1 receive-pack request\(s\) for one push/,
+    ],
+    [
+      'gitlab-shell-14.57.4',
+      { 'S13-shape': 'pass', 'S13-jwt': 'fail' },
+      /request 2: Shell JWT signed \d\.\d s before the request/,
+    ],
+    ['gitlab-shell-14.57.6', { 'S13-shape': 'pass', 'S13-jwt': 'pass' }, undefined],
+  ])(
+    '%s: %j',
+    async (profile, expected, seen) => {
+      const world =
+        worlds.find((w) => w.stackJson.routerTopology?.tunnelProfile === profile) ??
+        (await startWorld({ topology: KIT_TOPOLOGY, tunnelProfile: profile }));
+      if (!worlds.includes(world)) worlds.push(world);
+      const ssh = world.stackJson.routerTopology?.ssh;
+      const report = await runChecks(
+        world.stackJson,
+        { ssh, ours: true },
+        { only: ['S13-shape', 'S13-jwt'], profile },
+      );
+      const verdicts = Object.fromEntries(report.results.map((r) => [r.id, r.verdict.kind]));
+      expect(verdicts, reportTable(report)).toEqual(expected);
+      const failure = report.results.find((r) => r.verdict.kind === 'fail')?.verdict;
+      if (seen) expect(failure).toMatchObject({ seen: expect.stringMatching(seen) });
+      // The profile's table expects exactly these FAILs: reported "expected FAIL", not counted.
+      expect(report.results.filter((r) => r.expected).map((r) => r.id)).toEqual(
+        Object.keys(expected).filter((id) => expected[id] === 'fail'),
+      );
+      expect(report.failed).toBe(0);
+      if (seen) expect(reportTable(report)).toMatch(/expected FAIL/);
     },
     180_000,
   );

@@ -1,0 +1,89 @@
+/**
+ * S13-shape's, S13-jwt's and S14's judgements can fail: fed the journal a router of an older
+ * gitlab-shell shape (or one that hides the cell's 404) leaves, each is a FAIL naming what was seen.
+ * Entries are in the shape a real world writes (`lib/contracts/world.ts`), trimmed to what they read.
+ */
+import { describe, expect, it } from 'vitest';
+import { judgeExpiredJwt } from '../../conformance/checks/expired-jwt.js';
+import { judgeFreshJwt, judgePushShape } from '../../conformance/checks/push-shape.js';
+import type { JournalEntry } from '../../lib/contracts/world.js';
+
+let seq = 0;
+const T0 = Date.parse('2026-12-05T00:00:00.000Z');
+const push = (
+  atMs: number,
+  durationMs: number,
+  bytesIn: number,
+  tail: string,
+  iatMs = atMs,
+): JournalEntry => ({
+  seq: ++seq,
+  time: new Date(T0 + atMs).toISOString(),
+  cell: 'conf_north',
+  service: 'bridge',
+  endpoint: 'POST /north-group/north-project.git/ssh-receive-pack',
+  status: 200,
+  durationMs,
+  bytesIn,
+  bytesOut: 100,
+  fields: { stdin_tail: tail },
+  jwt: { 'gitlab-shell-api-request': { iat: Math.floor((T0 + iatMs) / 1000), gl_id: 'user-1' } },
+});
+
+describe('S13-shape', () => {
+  it('passes 0000, then the pack after the hook', () => {
+    expect(judgePushShape([push(0, 50, 4, '0000'), push(3100, 200, 900, 'PACK..')])).toEqual({
+      kind: 'pass',
+    });
+  });
+  it('fails one request per push (14.56)', () => {
+    expect(judgePushShape([push(0, 3300, 900, 'PACK..')])).toEqual({
+      kind: 'fail',
+      seen: '1 receive-pack request(s) for one push (want 2: a 0000 body, then the pack)',
+    });
+  });
+  it('fails a first body that is not exactly 0000, and a second request opened before the hook ended', () => {
+    expect(judgePushShape([push(0, 50, 12, 'abc0000'), push(3100, 200, 900, 'x')])).toMatchObject({
+      kind: 'fail',
+      seen: expect.stringContaining('request 1 body: 12 bytes'),
+    });
+    expect(judgePushShape([push(0, 50, 4, '0000'), push(60, 3200, 900, 'x')])).toMatchObject({
+      kind: 'fail',
+      seen: expect.stringMatching(/^request 2 opened 10 ms after request 1 ended/),
+    });
+  });
+});
+
+describe('S13-jwt', () => {
+  it('passes a fresh JWT per request and fails one reused from request 1 (14.57.4)', () => {
+    expect(judgeFreshJwt([push(0, 50, 4, '0000'), push(3100, 200, 900, 'x')])).toEqual({ kind: 'pass' });
+    expect(judgeFreshJwt([push(0, 50, 4, '0000'), push(3100, 200, 900, 'x', 0)])).toEqual({
+      kind: 'fail',
+      seen: 'request 2: Shell JWT signed 3.1 s before the request (want a fresh one)',
+    });
+  });
+});
+
+describe('S14', () => {
+  const tunnel404 = {
+    ...push(0, 5, 0, ''),
+    endpoint: 'POST /north-group/north-project.git/ssh-upload-pack',
+    status: 404,
+  };
+  it('passes the 404 passed on as "Not found", exit 1', () => {
+    expect(
+      judgeExpiredJwt([tunnel404], { code: 1, stdout: '', stderr: 'remote: ERROR: Not found\n' }),
+    ).toEqual({
+      kind: 'pass',
+    });
+  });
+  it("fails a router that hides the cell's answer, and one whose tunnel never got the 404", () => {
+    expect(
+      judgeExpiredJwt([tunnel404], { code: 1, stdout: '', stderr: 'Remote repository is unavailable\n' }),
+    ).toMatchObject({ kind: 'fail', seen: expect.stringContaining('Remote repository is unavailable') });
+    expect(judgeExpiredJwt([{ ...tunnel404, status: 200 }], { code: 0, stdout: '', stderr: '' })).toEqual({
+      kind: 'fail',
+      seen: "tunnel answers 200 (want the cell's 404)",
+    });
+  });
+});

@@ -8,13 +8,13 @@ import { status } from '@grpc/grpc-js';
 import type { JournalDraft } from '../lib/contracts/world.js';
 import { type ControlArgs, intArg, oneOfArg, onlyArgs, stringArg } from '../lib/control-args.js';
 import { ControlArgumentError } from '../lib/world-channel.js';
-import { limitErrorFailure } from './limit-error-fault.js';
 import {
   type ConcurrencyLimit,
   ConcurrencyLimiter,
   MAX_QUEUE_SIZE_MESSAGE,
   MAX_QUEUE_TIME_MESSAGE,
 } from './concurrency.js';
+import { limitErrorFailure } from './limit-error-fault.js';
 
 export type GitalyJournal = (draft: JournalDraft) => void;
 

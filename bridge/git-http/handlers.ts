@@ -100,9 +100,22 @@ class GitResponse extends Writable {
   /**
    * upload-pack / receive-pack failing without a LimitError: Workhorse's `WriteHeader(500)` after
    * the RPC — an empty 500 (with the result headers already set) if nothing was written, else the
-   * response just ends.
+   * response just ends. A gzip body that does not decode fails as Workhorse's gzip reader does, before
+   * any answer: `500` with its text.
    */
-  failRpc(code: number | undefined): Served {
+  failRpc(code: number | undefined, body?: Readable): Served {
+    if (!this.ex.headersSent && body?.errored) {
+      this.ex.reject(
+        500,
+        { ...TEXT_PLAIN, [CORRELATION_HEADER]: this.headers[CORRELATION_HEADER] ?? '' },
+        'Internal Server Error\n',
+      );
+      return {
+        outcome: 'policy',
+        status: 500,
+        fields: { grpc_code: code, reason: 'request body does not decode' },
+      };
+    }
     if (this.ex.headersSent) {
       this.ex.end();
       return { outcome: 'system', status: 200, fields: { grpc_code: code, bytes_out: this.bytes } };
@@ -201,7 +214,7 @@ export function uploadPackHandler(ctx: GitHttpContext): RouteHandler {
     clearTimeout(deadline);
     if (ex.clientGone) return { outcome: 'client-gone', fields: { gl_id: a.auth.GL_ID } };
     if (error && hasLimitError(error.metadata)) return out.busy(UPLOAD_PACK_BUSY, error.code);
-    if (error) return out.failRpc(error.code);
+    if (error) return out.failRpc(error.code, body);
     await new Promise<void>((resolve) => out.end(() => resolve()));
     const served = out.finishOk({ gl_id: a.auth.GL_ID, spooled_bytes: spooledBytes });
     await sendGitAuditEvent(auditDeps(ctx, req), 'git-upload-pack', a.auth, req.correlationId);
@@ -249,7 +262,7 @@ export function receivePackHandler(ctx: GitHttpContext): RouteHandler {
       call.once('error', (err: grpc.ServiceError) => {
         if (ex.clientGone) resolve({ outcome: 'client-gone' });
         else if (hasLimitError(err.metadata)) void out.busy(RECEIVE_PACK_BUSY, err.code).then(resolve);
-        else resolve(out.failRpc(err.code));
+        else resolve(out.failRpc(err.code, body));
       });
       call.once('end', () => out.end(() => resolve(out.finishOk({ gl_id: a.auth.GL_ID }))));
     }).then(async (served) => {

@@ -298,7 +298,7 @@ describe('topology file: resolution and conversion', () => {
     expect(w.users[0]).toMatchObject({ id: 1, name: 'zoe', admin: false, password: 'zoe-password' });
     expect(w.members).toEqual([{ user: 'zoe', namespace: 'team', accessLevel: 30 }]);
     expect(w.fixedRoutes.map((r) => r.cell)).toEqual(['alpha', 'alpha', 'alpha', 'alpha', 'alpha']);
-    expect(w.routers).toEqual({ learn: false, topology: true });
+    expect(w.routers).toEqual({ learn: false, topology: true, tunnelProfile: 'gitlab-shell-14.57.6' });
     expect(w.seed000Routing).toBe(false);
   });
 
@@ -343,7 +343,7 @@ describe('topology file: resolution and conversion', () => {
       '6:john.doe',
     ]);
     expect(demo.namespaces.map((n) => n.id)).toEqual([1, 2, 3, 4, 10, 11, 12, 13, 14, 15]);
-    expect(demo.routers).toEqual({ learn: true, topology: true });
+    expect(demo.routers).toEqual({ learn: true, topology: true, tunnelProfile: 'gitlab-shell-14.57.6' });
     expect(demo.seed000Routing).toBe(true);
     expect(demo.geo).toEqual(['cell_us0']);
   });

@@ -43,9 +43,7 @@ async function addressInUseMessage(err: AddressInUseError, settings: StackSettin
  */
 async function main(): Promise<void> {
   const settings = stackSettings(process.argv.slice(2));
-  const file = loadTopologyFile(settings.topology);
-  const tunnelProfile = settings.tunnelProfile ?? file.routers.tunnelProfile;
-  const world = { ...file, routers: { ...file.routers, tunnelProfile } };
+  const world = worldWithProfile(loadTopologyFile(settings.topology), settings.tunnelProfile);
   const flags = worldArgs(process.argv, process.env);
   const { paths, ports, topology, repositories, planned, geo, edge } = await prepareStack(world, settings);
   const channel = await openWorld(paths.root);
@@ -101,6 +99,14 @@ async function main(): Promise<void> {
   };
   await writeStackJson(paths.stackJson, { ...contract, pids: supervisor.pids });
   process.stdout.write(upBanner(world, paths, ports, geo));
+}
+
+/** The topology file's world, its routers on the profile the command line gives, if it gives one. */
+function worldWithProfile<W extends { routers: { tunnelProfile: string } }>(
+  file: W,
+  profile: string | undefined,
+): W {
+  return { ...file, routers: { ...file.routers, tunnelProfile: profile ?? file.routers.tunnelProfile } };
 }
 
 /** Starts the services tier by tier; returns what stopped the start, if anything did. */

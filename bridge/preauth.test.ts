@@ -38,6 +38,16 @@ describe('parsePreauthResponse', () => {
     });
   });
 
+  it('keeps the CI job and the scoped user for the push’s client context (Go’s GLBuildID too)', () => {
+    expect(parsePreauthResponse({ ...valid, GLBuildID: '42', GlScopedUserID: '7' })).toMatchObject({
+      GlBuildID: '42',
+      GlScopedUserID: '7',
+    });
+    expect(parsePreauthResponse({ ...valid, GlBuildID: '', GlScopedUserID: null })).not.toHaveProperty(
+      'GlBuildID',
+    );
+  });
+
   it("accepts the empty GL_ID of a Geo node's own fetch (Rails' :geo actor)", () => {
     expect(parsePreauthResponse({ ...valid, GL_ID: '' }).GL_ID).toBe('');
   });
@@ -72,6 +82,8 @@ describe('parsePreauthResponse', () => {
     ],
     ['bad options', { ...valid, GitConfigOptions: 'a=b' }],
     ['bad username', { ...valid, GL_USERNAME: 5 }],
+    ['a numeric build id', { ...valid, GlBuildID: 42 }],
+    ['a numeric scoped user', { ...valid, GlScopedUserID: 7 }],
   ])('refuses %s', (_name, json) => {
     expect(() => parsePreauthResponse(json)).toThrow(/pre-authorization answer/);
   });

@@ -13,7 +13,13 @@ import { passbackHeaders } from './headers.js';
  */
 export type PreauthResponse = Pick<
   WorkhorsePreauthJson,
-  'GL_ID' | 'GL_REPOSITORY' | 'GL_USERNAME' | 'GitConfigOptions' | 'GitalyServer'
+  | 'GL_ID'
+  | 'GL_REPOSITORY'
+  | 'GL_USERNAME'
+  | 'GitConfigOptions'
+  | 'GitalyServer'
+  | 'GlBuildID'
+  | 'GlScopedUserID'
 > & { Repository: ProtoRepository; ShowAllRefs?: boolean; NeedAudit?: boolean };
 
 export type PreauthOutcome =
@@ -154,7 +160,7 @@ const REPOSITORY_STRINGS = [
 ] as const;
 
 const TOP_KEYS = ['GL_ID', 'GL_REPOSITORY', 'GL_USERNAME', 'ShowAllRefs', 'NeedAudit', 'Repository'];
-const MORE_TOP_KEYS = ['GitConfigOptions', 'GitalyServer'];
+const MORE_TOP_KEYS = ['GitConfigOptions', 'GitalyServer', 'GlBuildID', 'GlScopedUserID'];
 const REPOSITORY_KEYS = [
   'storage_name',
   'relative_path',
@@ -210,6 +216,11 @@ export function parsePreauthResponse(raw: unknown): PreauthResponse {
   if (username !== undefined && username !== null && typeof username !== 'string') {
     throw PreauthInvalid('pre-authorization answer: GL_USERNAME must be a string or null');
   }
+  for (const key of ['GlBuildID', 'GlScopedUserID'] as const) {
+    const v = json[key];
+    if (v !== undefined && v !== null && typeof v !== 'string')
+      throw PreauthInvalid(`pre-authorization answer: ${key} must be a string`);
+  }
   const options = json.GitConfigOptions ?? [];
   if (!isStringArray(options)) {
     throw PreauthInvalid('pre-authorization answer: GitConfigOptions must be an array of strings');
@@ -223,6 +234,10 @@ export function parsePreauthResponse(raw: unknown): PreauthResponse {
     GitConfigOptions: options,
     ...(json.ShowAllRefs === true ? { ShowAllRefs: true } : {}),
     ...(json.NeedAudit === true ? { NeedAudit: true } : {}),
+    ...(typeof json.GlBuildID === 'string' && json.GlBuildID !== '' ? { GlBuildID: json.GlBuildID } : {}),
+    ...(typeof json.GlScopedUserID === 'string' && json.GlScopedUserID !== ''
+      ? { GlScopedUserID: json.GlScopedUserID }
+      : {}),
     GitalyServer: {
       address: field(gitaly, 'address', isNonEmpty, 'a non-empty string', 'GitalyServer.address'),
       token: field(gitaly, 'token', isString, 'a string', 'GitalyServer.token'),

@@ -6,6 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { journalHeaders } from '../lib/journal-fields.js';
+import { CLIENT_CONTEXT_METADATA } from '../lib/gitaly/smarthttp.js';
 import { limitCall, resumeAfterHandler } from './call-limit.js';
 import { MAX_QUEUE_SIZE_MESSAGE, MAX_QUEUE_TIME_MESSAGE, type Release } from './concurrency.js';
 import { asRpcError } from './errors.js';
@@ -38,12 +39,23 @@ export function noteCallBytes(call: object, bytesIn: number, bytesOut: number): 
   sideBytes.set(call, { bytesIn, bytesOut });
 }
 
-const METADATA_KEYS = ['authorization', 'gitaly-sidechannel-id', 'x-gitlab-correlation-id', 'user-agent'];
+const METADATA_KEYS = [
+  'authorization',
+  'gitaly-sidechannel-id',
+  'x-gitlab-correlation-id',
+  'user-agent',
+  CLIENT_CONTEXT_METADATA,
+];
 
 function metadataHeaders(metadata: grpc.Metadata): Record<string, string> {
   const plain: Record<string, string> = {};
+  // The client context is JSON in binary metadata: journaled as its text.
   for (const [k, v] of Object.entries(metadata.getMap()))
-    plain[k] = Buffer.isBuffer(v) ? v.toString('base64') : v;
+    plain[k] = !Buffer.isBuffer(v)
+      ? v
+      : k === CLIENT_CONTEXT_METADATA
+        ? v.toString('utf8')
+        : v.toString('base64');
   const features = Object.keys(plain).filter((k) => k.startsWith('gitaly-feature-'));
   return journalHeaders(plain, [...METADATA_KEYS, ...features]);
 }

@@ -75,6 +75,7 @@ function miniWorkhorse(smart: SmartHttpTarget): Promise<string> {
         smart,
         { ...base, gl_id: 'user-1', gl_username: 'alice', gl_repository: 'project-1' },
         md,
+        { buildId: '', scopedUserId: '' },
       );
       body.on('data', (data: Buffer) => call.write({ data }));
       body.on('end', () => call.end());
@@ -189,6 +190,7 @@ describe('mock Gitaly SmartHTTPService with real git', () => {
         gl_repository: '',
       },
       authMetadata(g.token),
+      { buildId: '', scopedUserId: '' },
     );
     const err = await new Promise<{ code: number; details: string }>((resolve) => {
       push.on('data', () => {});

@@ -1,5 +1,5 @@
 import { type Readable, Writable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, createGzip } from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import { hasLimitError } from '../../lib/gitaly/limit-error.js';
 import {
@@ -18,6 +18,7 @@ import { CORRELATION_HEADER, TEXT_PLAIN } from '../headers.js';
 import type { RouteHandler, RouteRequest, Served } from '../routes.js';
 import { type AuditDeps, sendGitAuditEvent } from './audit.js';
 import { RECEIVE_PACK_BUSY, UPLOAD_PACK_BUSY } from './busy.js';
+import { wantsGzip } from './content-encoding.js';
 import { type Authorized, authorizeGitHttp, type GitHttpContext } from './preauthorize.js';
 
 /**
@@ -176,20 +177,32 @@ export function infoRefsHandler(ctx: GitHttpContext): RouteHandler {
       return { outcome: 'policy', status: 404, fields: { reason: 'dumb HTTP is not supported' } };
     }
     const service = given.slice(4) as Service;
-    const out = new GitResponse(ex, responseHeaders(`${service}-advertisement`, req, a));
+    const gzip = wantsGzip(headerValue(ex.headers, 'accept-encoding'));
+    const out = new GitResponse(ex, {
+      ...responseHeaders(`${service}-advertisement`, req, a),
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    });
+    // Gitaly's bytes go through gzip when the client accepts it, as Workhorse's info/refs does.
+    const sink: Writable = gzip ? createGzip() : out;
+    if (sink !== out) sink.pipe(out);
     const call = infoRefs(target(a), service, request(ex, a, showAllRefs(a)), metadata(req, a));
     ex.onClientGone(() => call.cancel());
     return new Promise<Served>((resolve) => {
       call.pipe(
         new Writable({
           objectMode: true,
-          write: (m: { data?: Buffer }, _e, done) => (m.data ? out.write(m.data, () => done()) : done()),
+          write: (m: { data?: Buffer }, _e, done) => (m.data ? sink.write(m.data, () => done()) : done()),
+          // The call ended and every message was written: end the answer (through gzip if any).
+          final: (done) => {
+            sink.end();
+            done();
+          },
         }),
       );
       call.once('error', (err: grpc.ServiceError) =>
         resolve(ex.clientGone ? { outcome: 'client-gone' } : out.fail(err.code, req)),
       );
-      call.once('end', () => out.end(() => resolve(out.finishOk({ gl_id: a.auth.GL_ID }))));
+      out.once('finish', () => resolve(out.finishOk({ gl_id: a.auth.GL_ID, gzip })));
     });
   };
 }
@@ -235,7 +248,10 @@ export function receivePackHandler(ctx: GitHttpContext): RouteHandler {
       gl_username: a.auth.GL_USERNAME ?? '',
       gl_repository: a.auth.GL_REPOSITORY,
     };
-    const call = postReceivePack(target(a), first, metadata(req, a));
+    const call = postReceivePack(target(a), first, metadata(req, a), {
+      buildId: a.auth.GlBuildID ?? '',
+      scopedUserId: a.auth.GlScopedUserID ?? '',
+    });
     ex.onClientGone(() => call.cancel());
     // Workhorse holds the answer until the request body has been read (coupled writer).
     call.pause();

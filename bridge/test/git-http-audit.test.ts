@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKHORSE_CONTENT_TYPE } from '../../lib/contracts/workhorse.js';
+import type { JournalDraft } from '../../lib/contracts/world.js';
+import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
 import {
   GIT_ENV,
   git,
@@ -17,7 +19,9 @@ import {
 /**
  * `NeedAudit` → Workhorse's `git_audit_event`: the real mock cell (GitLab CE: `NeedAudit: false`)
  * behind a thin front that turns its yes into `NeedAudit: true` (as EE with audit event streaming
- * would) and records the audit calls it forwards to the cell, whose answer is checked too.
+ * would) and records the audit calls it forwards to the cell, whose answer is checked too. The front
+ * also adds a linked scoped user and a CI job id to the yes, which a push hands to Gitaly as
+ * Workhorse's client context.
  */
 
 interface AuditCall {
@@ -26,10 +30,13 @@ interface AuditCall {
   cellStatus: number;
 }
 
+let programs: CompiledPrograms;
 let h: Harness;
 let b: RunningBridge;
 let front: http.Server;
 const audits: AuditCall[] = [];
+const rpcs: JournalDraft[] = [];
+const EE_FIELDS = { NeedAudit: true, GlScopedUserID: '77', GlBuildID: '4242' };
 
 function startFront(cellUrl: string): Promise<string> {
   front = http.createServer(async (req, res) => {
@@ -55,7 +62,7 @@ function startFront(cellUrl: string): Promise<string> {
       });
     }
     if (type.startsWith(WORKHORSE_CONTENT_TYPE))
-      body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString()), NeedAudit: true }));
+      body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString()), ...EE_FIELDS }));
     const out: Record<string, string> = { 'content-type': type };
     const challenge = upstream.headers.get('www-authenticate');
     if (challenge) out['www-authenticate'] = challenge;
@@ -67,19 +74,24 @@ function startFront(cellUrl: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  programs = await compilePrograms(['mock-gitaly/hook-main.ts']);
+  h = await startHarness({
+    hookProgram: programs.path('mock-gitaly/hook-main.ts'),
+    gitalyJournal: (d) => rpcs.push(d),
+  });
   h.createRepo(PROJECT, { 'README.md': '# audited\n' });
   b = await h.startBridge({ railsUrl: await startFront(h.cell.url) });
 }, 60_000);
 afterAll(async () => {
   await h?.close();
+  programs?.cleanup();
   front?.closeAllConnections();
   await new Promise((r) => front?.close(r));
 });
 
-function runGit(args: string[]): Promise<number | null> {
+function runGit(args: string[], cwd = h.dir): Promise<number | null> {
   const child = spawn('git', args, {
-    cwd: h.dir,
+    cwd,
     env: { ...GIT_ENV, GIT_TERMINAL_PROMPT: '0' },
     stdio: 'ignore',
   });
@@ -104,5 +116,22 @@ describe('NeedAudit → git_audit_event', () => {
       expect(a.jwt).toBeDefined();
       expect(a.cellStatus).toBe(200);
     }
+  }, 60_000);
+
+  it('a push is followed by one receive-pack audit event; Gitaly gets the client context', async () => {
+    const dest = join(mkdtempSync(join(h.dir, 'audit-push-')), 'repo');
+    const url = `http://alice:alice-password@${new URL(b.url).host}/${PROJECT}.git`;
+    expect(await runGit(['clone', url, dest])).toBe(0);
+    git(['commit', '-q', '--allow-empty', '-m', 'audited push'], dest);
+    audits.length = 0;
+    rpcs.length = 0;
+    expect(await runGit(['push', 'origin', 'HEAD:refs/heads/audited'], dest)).toBe(0);
+    expect(audits.map((a) => [a.body.action, a.body.protocol, a.body.username, a.cellStatus])).toEqual([
+      ['git-receive-pack', 'http', 'alice', 200],
+    ]);
+    const pushes = rpcs.filter((r) => r.endpoint.endsWith('/PostReceivePack'));
+    expect(pushes.map((r) => [r.status, r.headers?.['gitaly-client-context-bin']])).toEqual([
+      ['OK', '{"glBuildId":"4242","scoped-user-id":"77"}'],
+    ]);
   }, 60_000);
 });

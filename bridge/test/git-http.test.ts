@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForNoGit } from '../../mock-gitaly/test-support/harness.js';
 import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
@@ -184,6 +186,39 @@ describe('git over HTTP straight into the bridge', () => {
     expect(run.code).toBeNull();
     expect(await waitForNoGit(2000)).toEqual([]);
   });
+
+  it.each([
+    ['deflate, gzip', 'gzip'],
+    ['gzip;q=0, identity', undefined],
+    [undefined, undefined],
+  ] as const)(
+    'info/refs with Accept-Encoding %j is answered with Content-Encoding %s',
+    async (accept, encoding) => {
+      const raw = await new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>(
+        (resolve, reject) => {
+          const req = http.get(
+            `${b.url}/${PROJECT}.git/info/refs?service=git-upload-pack`,
+            {
+              headers: {
+                authorization: `Basic ${Buffer.from(ALICE).toString('base64')}`,
+                ...(accept ? { 'accept-encoding': accept } : {}),
+              },
+            },
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+            },
+          );
+          req.on('error', reject);
+        },
+      );
+      expect(raw.headers['content-encoding']).toBe(encoding);
+      const body = encoding === 'gzip' ? gunzipSync(raw.body) : raw.body;
+      expect(body.subarray(0, 34).toString()).toBe('001e# service=git-upload-pack\n0000');
+      expect(body.toString()).toContain('refs/heads/main');
+    },
+  );
 
   it('a body that claims gzip but is not: 500 before any byte, no git left', async () => {
     const res = await fetch(`${b.url}/${PROJECT}.git/git-upload-pack`, {

@@ -28,4 +28,6 @@ export interface WorkhorsePreauthJson {
   RootNamespaceID?: number;
   /** Git over HTTP with a CI job token (`gitlab-ci-token`): the job's id, as a string. */
   GlBuildID?: string;
+  /** The scoped user of a linked identity (Rails' `Gitlab::Auth::Identity`), as a string. */
+  GlScopedUserID?: string;
 }

@@ -152,12 +152,28 @@ export function postUploadPack(
 }
 
 /** `PostReceivePack`: the first message (no data) is written; the caller writes `{ data }` chunks. */
+/** The gRPC metadata key Workhorse propagates the client context in (Gitaly hands it to its hooks). */
+export const CLIENT_CONTEXT_METADATA = 'gitaly-client-context-bin';
+
+/** Who pushes beyond `gl_id`: the CI job and the linked scoped user, empty strings when absent. */
+export interface ReceivePackClientContext {
+  buildId: string;
+  scopedUserId: string;
+}
+
+/**
+ * `PostReceivePack` with Workhorse's client context: the JSON object `glBuildId` / `scoped-user-id`
+ * (keys in this order, both always present) as binary metadata.
+ */
 export function postReceivePack(
   target: SmartHttpTarget,
   first: ReceivePackFirst,
   metadata: grpc.Metadata,
+  context: ReceivePackClientContext,
 ): grpc.ClientDuplexStream<{ data: Buffer } | ReceivePackFirst, PostReceivePackResponse> {
   const m = method('PostReceivePack');
+  const json = JSON.stringify({ glBuildId: context.buildId, 'scoped-user-id': context.scopedUserId });
+  metadata.set(CLIENT_CONTEXT_METADATA, Buffer.from(json));
   const call = target.client.makeBidiStreamRequest(
     m.path,
     m.requestSerialize as (v: unknown) => Buffer,

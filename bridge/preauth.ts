@@ -183,6 +183,20 @@ function foldKeys(obj: Record<string, unknown>, names: readonly string[]): Recor
   return out;
 }
 
+/** The CI job and the scoped user a push's client context names, when Rails gave them. */
+function clientContextIds(
+  json: Record<string, unknown>,
+): Pick<PreauthResponse, 'GlBuildID' | 'GlScopedUserID'> {
+  const out: Pick<PreauthResponse, 'GlBuildID' | 'GlScopedUserID'> = {};
+  for (const key of ['GlBuildID', 'GlScopedUserID'] as const) {
+    const v = json[key];
+    if (v !== undefined && v !== null && typeof v !== 'string')
+      throw PreauthInvalid(`pre-authorization answer: ${key} must be a string`);
+    if (typeof v === 'string' && v !== '') out[key] = v;
+  }
+  return out;
+}
+
 /** Validates the shape of Rails' JSON; unknown keys are ignored, as Go's decoder does. */
 export function parsePreauthResponse(raw: unknown): PreauthResponse {
   if (!isObject(raw)) throw PreauthInvalid('pre-authorization answer is not a JSON object');
@@ -216,11 +230,6 @@ export function parsePreauthResponse(raw: unknown): PreauthResponse {
   if (username !== undefined && username !== null && typeof username !== 'string') {
     throw PreauthInvalid('pre-authorization answer: GL_USERNAME must be a string or null');
   }
-  for (const key of ['GlBuildID', 'GlScopedUserID'] as const) {
-    const v = json[key];
-    if (v !== undefined && v !== null && typeof v !== 'string')
-      throw PreauthInvalid(`pre-authorization answer: ${key} must be a string`);
-  }
   const options = json.GitConfigOptions ?? [];
   if (!isStringArray(options)) {
     throw PreauthInvalid('pre-authorization answer: GitConfigOptions must be an array of strings');
@@ -234,10 +243,7 @@ export function parsePreauthResponse(raw: unknown): PreauthResponse {
     GitConfigOptions: options,
     ...(json.ShowAllRefs === true ? { ShowAllRefs: true } : {}),
     ...(json.NeedAudit === true ? { NeedAudit: true } : {}),
-    ...(typeof json.GlBuildID === 'string' && json.GlBuildID !== '' ? { GlBuildID: json.GlBuildID } : {}),
-    ...(typeof json.GlScopedUserID === 'string' && json.GlScopedUserID !== ''
-      ? { GlScopedUserID: json.GlScopedUserID }
-      : {}),
+    ...clientContextIds(json),
     GitalyServer: {
       address: field(gitaly, 'address', isNonEmpty, 'a non-empty string', 'GitalyServer.address'),
       token: field(gitaly, 'token', isString, 'a string', 'GitalyServer.token'),

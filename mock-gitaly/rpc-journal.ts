@@ -5,8 +5,8 @@
  * interest, the final status code name, the duration, stdin bytes in and stdout+stderr bytes out.
  */
 import * as grpc from '@grpc/grpc-js';
-import { journalHeaders } from '../lib/journal-fields.js';
 import { CLIENT_CONTEXT_METADATA } from '../lib/gitaly/smarthttp.js';
+import { journalHeaders } from '../lib/journal-fields.js';
 import { limitCall, resumeAfterHandler } from './call-limit.js';
 import { MAX_QUEUE_SIZE_MESSAGE, MAX_QUEUE_TIME_MESSAGE, type Release } from './concurrency.js';
 import { asRpcError } from './errors.js';

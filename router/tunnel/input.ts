@@ -6,6 +6,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { FLUSH_PKT, PktLineReader } from '../../lib/pktline.js';
 import { type ChunkFilter, pipeFiltered } from '../../lib/streams.js';
+import { RouterError } from '../errors.js';
 
 /** Decides what of stdin is forwarded and when the request body is complete. */
 export type InputFilter = ChunkFilter;
@@ -87,4 +88,36 @@ export function pumpInput(
       return pipe.sinkEnded;
     },
   };
+}
+
+/**
+ * Waits until the client sent at least `n` bytes (or ended stdin) and returns them, leaving the
+ * channel paused for the next reader.
+ */
+export function readAtLeast(source: Readable, n: number, signal: AbortSignal): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (err?: Error) => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      signal.removeEventListener('abort', onAbort);
+      source.pause();
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= n) finish();
+    };
+    const onEnd = () => finish();
+    const onAbort = () => finish(RouterError.cancelled('cancelled'));
+    if (signal.aborted) return onAbort();
+    if (source.readableEnded) return finish();
+    source.on('data', onData);
+    source.once('end', onEnd);
+    signal.addEventListener('abort', onAbort, { once: true });
+    source.resume();
+  });
 }

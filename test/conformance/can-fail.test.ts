@@ -11,13 +11,14 @@ import { CHECKS } from '../../conformance/checks/index.js';
 import { reportTable, runChecks } from '../../conformance/runner.js';
 import { KIT_TOPOLOGY } from '../../conformance/world-plan.js';
 import { startWorld, type World } from '../../fixture/index.js';
-import { startBrokenRouter } from '../helpers/broken-router.js';
+import { BROKEN_ROUTER, startBrokenRouter } from '../helpers/broken-router.js';
+import { type CompiledPrograms, compilePrograms } from '../helpers/programs.js';
 import { BREAKAGES } from './doubles/breakages.js';
 
 /** What each check must have seen against each breakage (exact, or a precise pattern). */
 const SEEN: Record<string, Record<string, string | RegExp>> = {
   none: {
-    S3: /^\/api\/v4\/internal\/(discover|personal_access_token) at conf_north 200 \(want the default cell conf_legacy\)$/,
+    S3: /^\/api\/v4\/internal\/(discover|personal_access_token|two_factor_recovery_codes) at conf_north 200 \(want the default cell conf_legacy\)$/,
   },
   'learn-mode': {
     S1: 'north-group/north-project.git: route claims []; /allowed at conf_legacy 404',
@@ -80,13 +81,19 @@ const failing = (seen: string | RegExp): Verdict =>
   ({ kind: 'fail', seen: typeof seen === 'string' ? seen : expect.stringMatching(seen) }) as Verdict;
 
 let world: World;
+let programs: CompiledPrograms;
+const start = (breakage: string) => startBrokenRouter(programs.path(BROKEN_ROUTER), world.dataDir, breakage);
 
 beforeAll(async () => {
-  world = await startWorld({ topology: KIT_TOPOLOGY });
+  [programs, world] = await Promise.all([
+    compilePrograms([BROKEN_ROUTER]),
+    startWorld({ topology: KIT_TOPOLOGY }),
+  ]);
 });
 
 afterAll(async () => {
   await world?.stop();
+  programs?.cleanup();
 });
 
 describe('every check can fail against a broken router double', () => {
@@ -98,7 +105,7 @@ describe('every check can fail against a broken router double', () => {
   });
 
   it('relays without breaking anything when no behaviour is broken', async () => {
-    const double = await startBrokenRouter(world.dataDir, 'none');
+    const double = await start('none');
     try {
       const only = ['S1', 'S11', 'H1', 'H10'];
       const report = await runChecks(
@@ -117,7 +124,7 @@ describe('every check can fail against a broken router double', () => {
 
   for (const [name, breakage] of Object.entries(BREAKAGES))
     it(`${name}: ${breakage.fails.join(', ')} FAIL`, async () => {
-      const double = await startBrokenRouter(world.dataDir, name);
+      const double = await start(name);
       try {
         const report = await runChecks(
           world.stackJson,
@@ -133,7 +140,7 @@ describe('every check can fail against a broken router double', () => {
     });
 
   it('refuses a breakage it does not have, naming those it has (exit 78)', async () => {
-    await expect(startBrokenRouter(world.dataDir, 'teleport')).rejects.toThrow(
+    await expect(start('teleport')).rejects.toThrow(
       /exited 78:\nbroken-router: bad configuration: unknown --break teleport \(there are none, learn-mode, /,
     );
   });

@@ -1,11 +1,9 @@
 /**
- * Starts the broken router double (`test/conformance/doubles/broken-router.ts`, built to `dist/`)
- * against a running world: its own process, every listener on port 0; `stop()` ends it by its PID
+ * Starts the broken router double (`test/conformance/doubles/broken-router.ts`, compiled from the
+ * sources by `compilePrograms`: `program` is its `path()`) against a running world: its own process, every listener on port 0; `stop()` ends it by its PID
  * (SIGTERM, then SIGKILL) and resolves once it has exited.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { projectRoot } from '../../lib/proto.js';
 
 export interface BrokenRouter {
   pid: number;
@@ -18,7 +16,8 @@ export interface BrokenRouter {
   stop(): Promise<void>;
 }
 
-const DOUBLE = join(projectRoot(), 'dist', 'test', 'conformance', 'doubles', 'broken-router.js');
+/** The double's source, for `compilePrograms`. */
+export const BROKEN_ROUTER = 'test/conformance/doubles/broken-router.ts';
 
 function exited(child: ChildProcess, ms: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
@@ -31,8 +30,12 @@ function exited(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
-export async function startBrokenRouter(world: string, breakage: string): Promise<BrokenRouter> {
-  const child = spawn(process.execPath, [DOUBLE, '--world', world, '--break', breakage], {
+export async function startBrokenRouter(
+  program: string,
+  world: string,
+  breakage: string,
+): Promise<BrokenRouter> {
+  const child = spawn(process.execPath, [program, '--world', world, '--break', breakage], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const chunks: string[] = [];

@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import type { StackJson } from '../../../lib/contracts/stack.js';
 import { jwtKey, SHELL_HEADER, signShellJwt } from '../../../lib/jwt-sign.js';
-import { projectRoot } from '../../../lib/proto.js';
+import defaultRules from '../../../router/rules/default-rules.json' with { type: 'json' };
 import type { CellLegHooks, LegRequest } from './cell-leg.js';
 import type { TsLegHooks } from './ts-leg.js';
 
@@ -56,11 +56,10 @@ const TUNNEL = /\/ssh-(upload|receive)-pack$/;
 /** The codes gitlab-shell never asks again for. */
 const FINAL = new Set<number>([status.NOT_FOUND, status.PERMISSION_DENIED, status.INVALID_ARGUMENT]);
 
-/** The bundled HTTP rules with `edit` applied, written to the double's folder. */
+/** The router's bundled HTTP rules with `edit` applied, written to the double's folder. */
 function rules(ctx: DoubleContext, edit: (r: Array<{ id: string }>) => Array<{ id: string }>) {
-  const file = join(projectRoot(), 'router', 'rules', 'default-rules.json');
   const out = join(ctx.dir, 'rules.json');
-  writeFileSync(out, JSON.stringify(edit(JSON.parse(readFileSync(file, 'utf8')) as Array<{ id: string }>)));
+  writeFileSync(out, JSON.stringify(edit(defaultRules)));
   return { rulesFile: out };
 }
 

@@ -3,9 +3,9 @@
  * (`buildRouter`) set up as the world's own (`<world>/config/router-topology.json`) but with ONE
  * GitLab behaviour broken (`breakages.ts`), by a setting or by a man in the middle on its leg to the
  * cells (`cell-leg.ts`) and to the Topology Service (`ts-leg.ts`). Its own process, every listener
- * on port 0:
+ * on port 0, compiled from the sources by the test (`test/helpers/programs.ts`):
  *
- *   node dist/test/conformance/doubles/broken-router.js --world <data dir> --break <name>
+ *   node <compiled>/test/conformance/doubles/broken-router.js --world <data dir> --break <name>
  *
  * logs `listening` with `ssh` (`host:port`) and `http` (URL) once it serves; SIGTERM stops it and
  * removes its folder. A name it does not have exits 78 naming those it has.

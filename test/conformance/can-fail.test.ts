@@ -107,7 +107,9 @@ describe('every check can fail against a broken router double', () => {
   it('relays without breaking anything when no behaviour is broken', async () => {
     const double = await start('none');
     try {
-      const only = ['S1', 'S11', 'H1', 'H10'];
+      // Each leg's relaying: Classify errors (S5), a 3xx passed back (S9), tunnels streamed both ways
+      // with their timing (S11, S13-shape), rule classify and git over HTTP (H1, H10).
+      const only = ['S1', 'S5', 'S9', 'S11', 'S13-shape', 'H1', 'H10'];
       const report = await runChecks(
         world.stackJson,
         { ssh: double.ssh, http: double.http, ours: false },

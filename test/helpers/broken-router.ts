@@ -4,6 +4,7 @@
  * (SIGTERM, then SIGKILL) and resolves once it has exited.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { SUPERVISOR_PID_ENV } from '../../lib/supervisor-watch.js';
 
 export interface BrokenRouter {
   pid: number;
@@ -37,6 +38,8 @@ export async function startBrokenRouter(
 ): Promise<BrokenRouter> {
   const child = spawn(process.execPath, [program, '--world', world, '--break', breakage], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    // It ends itself when this process is gone (`lib/supervisor-watch.ts`), killed test runs too.
+    env: { ...process.env, [SUPERVISOR_PID_ENV]: String(process.pid) },
   });
   const chunks: string[] = [];
   child.stderr?.on('data', (c: Buffer) => chunks.push(c.toString()));

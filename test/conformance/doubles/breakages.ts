@@ -4,29 +4,29 @@
  * double's man in the middle on an outbound leg (`cell-leg.ts`, `ts-leg.ts`). No switch in the
  * production router.
  *
- * | breakage              | fails                | how (why it is a broken router)                                                                                |
- * | --------------------- | -------------------- | -------------------------------------------------------------------------------------------------------------- |
- * | `none`                | S3                   | our router as it is, judged as anyone's: a key session's account commands go to the user's cell                |
- * | `learn-mode`          | S1, S2, H5           | setting `routing: learn`: no route or key claims reach the Topology Service                                    |
- * | `wrong-default-cell`  | S5, S7, H7, H8, H9   | setting `cells`: `legacy` marks conf_north, so every fallback goes to the wrong default cell                   |
- * | `retry-final-codes`   | S5                   | TS leg: NOT_FOUND / PERMISSION_DENIED / INVALID_ARGUMENT asked twice more (three Classify calls)                |
- * | `transient-as-final`  | S6                   | TS leg: UNAVAILABLE taken for final (the router gets NOT_FOUND): no retry                                      |
- * | `lenient-address`     | S8                   | TS leg: a `proxy.address` with a scheme or a path is read as its host                                          |
- * | `key-cell-ignored`    | S2                   | TS leg: the cell an `ssh_key_fingerprint` claim names is replaced by the legacy cell                           |
- * | `follow-redirects`    | S9                   | cell leg: a 3xx on an internal call is followed (the POST asked again at the Location)                         |
- * | `hide-message`        | S10, S19             | cell leg: an `/allowed` refusal's `{message}` is dropped                                                       |
- * | `drop-retry-after`    | S19                  | cell leg: `Retry-After` dropped from the cells' answers                                                        |
- * | `lfs-auth-to-default` | S4                   | cell leg: `/lfs_authenticate` sent to the legacy cell, not the cell of `/allowed`                              |
- * | `drop-git-protocol`   | S11, S16             | cell leg: the tunnel's `Git-Protocol` header dropped                                                           |
- * | `drop-gl-id`          | S11, S15             | cell leg: the tunnel's Shell JWT re-signed without `gl_id` (the cell refuses it: a served command fails)       |
- * | `hide-cell-404`       | S14                  | cell leg: the cell's `404` on a tunnel turned into a `502` of the router's own                                 |
- * | `profile-14.56`       | S13-shape            | setting `tunnelProfile: gitlab-shell-14.56`: one receive-pack request per push                                 |
- * | `profile-14.57.4`     | S13-jwt              | setting `tunnelProfile: gitlab-shell-14.57.4`: push request 2 reuses request 1's JWT                           |
- * | `git-http-to-default` | S18, H10             | cell leg: git and LFS over HTTP (`*.git/…`) sent to the legacy cell                                            |
- * | `cookie-before-token` | H1                   | setting `rulesFile`: the session-cookie rule above the runner-token rule                                       |
- * | `no-cookie-rule`      | H2                   | setting `rulesFile`: no `_gitlab_session` rule                                                                 |
- * | `no-runner-token-rule`| H3                   | setting `rulesFile`: no `runner-token` rule                                                                    |
- * | `stamp-cell-header`   | H12                  | cell leg: every HTTP answer carries `X-Gitlab-Cell-Name`                                                       |
+ * | breakage               | fails              | how (why it is a broken router)                                                                          |
+ * | ---------------------- | ------------------ | -------------------------------------------------------------------------------------------------------- |
+ * | `none`                 | S3                 | our router as it is, judged as anyone's: a key session's account commands go to the user's cell          |
+ * | `learn-mode`           | S1, S2, H5         | setting `routing: learn`: no route or key claims reach the Topology Service                              |
+ * | `wrong-default-cell`   | S5, S7, H7, H8, H9 | setting `cells`: `legacy` marks conf_north, so every fallback goes to the wrong default cell             |
+ * | `retry-final-codes`    | S5                 | TS leg: NOT_FOUND / PERMISSION_DENIED / INVALID_ARGUMENT asked twice more (three Classify calls)         |
+ * | `transient-as-final`   | S6                 | TS leg: UNAVAILABLE taken for final (the router gets NOT_FOUND): no retry                                |
+ * | `lenient-address`      | S8                 | TS leg: a `proxy.address` with a scheme or a path is read as its host                                    |
+ * | `key-cell-ignored`     | S2                 | TS leg: the cell an `ssh_key_fingerprint` claim names is replaced by the legacy cell                     |
+ * | `follow-redirects`     | S9                 | cell leg: a 3xx on an internal call is followed (the POST asked again at the Location)                   |
+ * | `hide-message`         | S10, S19           | cell leg: an `/allowed` refusal's `{message}` is dropped                                                 |
+ * | `drop-retry-after`     | S19                | cell leg: `Retry-After` dropped from the cells' answers                                                  |
+ * | `lfs-auth-to-default`  | S4                 | cell leg: `/lfs_authenticate` sent to the legacy cell, not the cell of `/allowed`                        |
+ * | `drop-git-protocol`    | S11, S16           | cell leg: the tunnel's `Git-Protocol` header dropped                                                     |
+ * | `drop-gl-id`           | S11, S15           | cell leg: the tunnel's Shell JWT re-signed without `gl_id` (the cell refuses it: a served command fails) |
+ * | `hide-cell-404`        | S14                | cell leg: the cell's `404` on a tunnel turned into a `502` of the router's own                           |
+ * | `profile-14.56`        | S13-shape          | setting `tunnelProfile: gitlab-shell-14.56`: one receive-pack request per push                           |
+ * | `profile-14.57.4`      | S13-jwt            | setting `tunnelProfile: gitlab-shell-14.57.4`: push request 2 reuses request 1's JWT                     |
+ * | `git-http-to-default`  | S18, H10           | cell leg: git and LFS over HTTP (`*.git/…`) sent to the legacy cell                                      |
+ * | `cookie-before-token`  | H1                 | setting `rulesFile`: the session-cookie rule above the runner-token rule                                 |
+ * | `no-cookie-rule`       | H2                 | setting `rulesFile`: no `_gitlab_session` rule                                                           |
+ * | `no-runner-token-rule` | H3                 | setting `rulesFile`: no `runner-token` rule                                                              |
+ * | `stamp-cell-header`    | H12                | cell leg: every HTTP answer carries `X-Gitlab-Cell-Name`                                                 |
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

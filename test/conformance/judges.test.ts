@@ -1,7 +1,10 @@
 /**
- * Every check can fail: S3's, S5's, S9's and S11's judgements of the journal a broken router would leave
- * (retrying NOT_FOUND, following a 302 to the legacy cell, dropping Git-Protocol or the gl_id), each
- * a FAIL naming what was seen; the journal of a conforming router passes. Entries are in the shape
+ * S3's, S5's, S9's and S11's judgements on journals no router process of `can-fail.test.ts` leaves
+ * (those prove each check fails against a broken router: NOT_FOUND retried, a 3xx followed,
+ * Git-Protocol dropped, account commands at the user's cell): a router that refuses instead of asking
+ * the legacy cell, one that swallows a redirect, a Git-Protocol git never set, a Shell JWT without
+ * gl_id that a cell accepted, a route claim for an account command; each a FAIL naming what was seen,
+ * and the journal of a conforming router passes. Entries are in the shape
  * a real world writes (`lib/contracts/world.ts`), trimmed to what the judges read.
  */
 import { describe, expect, it } from 'vitest';
@@ -48,18 +51,6 @@ describe('S5: one Classify for a non-transient code', () => {
       judgeOneClassify([classify('NOT_FOUND'), allowed('conf_legacy', 404)], 'NOT_FOUND', 'conf_legacy'),
     ).toEqual({ kind: 'pass' });
   });
-  it('fails a router that retries NOT_FOUND', () => {
-    const entries = [
-      classify('NOT_FOUND'),
-      classify('NOT_FOUND'),
-      classify('NOT_FOUND'),
-      allowed('conf_legacy', 404),
-    ];
-    expect(judgeOneClassify(entries, 'NOT_FOUND', 'conf_legacy')).toEqual({
-      kind: 'fail',
-      seen: 'NOT_FOUND: 3 Classify calls for route=north-group (want exactly 1)',
-    });
-  });
   it('fails a router that refuses instead of asking the legacy cell', () => {
     expect(judgeOneClassify([classify('PERMISSION_DENIED')], 'PERMISSION_DENIED', 'conf_legacy')).toEqual({
       kind: 'fail',
@@ -72,14 +63,6 @@ describe('S9: a 3xx on /allowed is not followed', () => {
   const failed = { code: 1, stdout: '', stderr: 'ERROR: …' };
   it('passes a redirect that ends the session with an error', () => {
     expect(judgeNoRedirect([allowed('conf_north', 302)], failed, 302)).toEqual({ kind: 'pass' });
-  });
-  it('fails a router that follows the Location to the legacy cell', () => {
-    expect(
-      judgeNoRedirect([allowed('conf_north', 302), allowed('conf_legacy', 200)], { ...failed, code: 0 }, 302),
-    ).toEqual({
-      kind: 'fail',
-      seen: '302 followed: /allowed also at conf_legacy 200',
-    });
   });
   it('fails a router that swallows the redirect and succeeds', () => {
     expect(judgeNoRedirect([allowed('conf_north', 307)], { ...failed, code: 0 }, 307)).toEqual({
@@ -95,12 +78,6 @@ describe('S11: the tunnel request shape', () => {
       kind: 'pass',
     });
     expect(judgeTunnel([tunnel({}, 'user-1')], undefined)).toEqual({ kind: 'pass' });
-  });
-  it('fails a router that drops Git-Protocol', () => {
-    expect(judgeTunnel([tunnel({}, 'user-1')], 'version=2')).toEqual({
-      kind: 'fail',
-      seen: 'GIT_PROTOCOL=version=2: Git-Protocol header absent',
-    });
   });
   it('fails a router that sends Git-Protocol git never set', () => {
     expect(judgeTunnel([tunnel({ 'git-protocol': 'version=2' }, 'user-1')], undefined)).toEqual({
@@ -121,12 +98,6 @@ describe("S3: a key session's account commands go to the default cell", () => {
   it('passes discover at the legacy cell with no claim', () => {
     expect(judgeKeySession([discover('conf_legacy')], '/api/v4/internal/discover', 'conf_legacy')).toEqual({
       kind: 'pass',
-    });
-  });
-  it("fails a router that sends discover to the user's cell", () => {
-    expect(judgeKeySession([discover('conf_north')], '/api/v4/internal/discover', 'conf_legacy')).toEqual({
-      kind: 'fail',
-      seen: '/api/v4/internal/discover at conf_north 200 (want the default cell conf_legacy)',
     });
   });
   it('fails a router that classifies a route claim for it', () => {

@@ -32,7 +32,7 @@ import { type BenchStack, type ExtraBridge, startBenchStack, startExtraBridge } 
 import { MIB } from './stats.js';
 import { evaluate } from './targets.js';
 import { benchThroughput } from './throughput-workload.js';
-import { gitWorkloads, type RunState, stackWorkloads } from './workloads.js';
+import { gitWorkloads, type RunState, scaleOutWorkload, stackWorkloads } from './workloads.js';
 import { measureWorldStartup, type WorldStartupResult } from './world-startup.js';
 
 /**
@@ -240,6 +240,12 @@ class Bench {
       );
     }
     await gitWorkloads(state, ctx, { large, history, small, pushSource, smallDir: dirs.small });
+    await scaleOutWorkload(state, {
+      stackEnv: this.stackEnv,
+      baseEnv,
+      runDir: this.runDir,
+      smallHead: small.head,
+    });
     if (this.wants('world-startup')) results.worldStartup = await this.worldStartup();
     results.run.loadAverage.end = loadOneMinute();
     return results;

@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  await rm(dir, { recursive: true, force: true });
+  if (!process.env.KEEP_SCALE_OUT) await rm(dir, { recursive: true, force: true });
 }, 60_000);
 
 function smallProject(s: BenchStack): { head: string; privateKey: string } {

@@ -65,8 +65,8 @@ export interface ScaleOutBurst {
 export interface ScaleOutFailover {
   clones: number;
   killed: string;
-  /** The killed router's open connections just before the kill (its in-flight gauge). */
-  inFlightOnKilled: number;
+  /** git sessions the killed router ran just before the kill (its counters). */
+  sessionsOnKilled: number;
   failed: number;
   succeeded: number;
   /** git's standard error of a failed clone. */
@@ -91,7 +91,7 @@ export interface ScaleOutResult {
 }
 
 const GIT_COMMANDS = 'gitlab_cells_router_ssh_git_commands_total';
-const IN_FLIGHT = 'gitlab_shell_sshd_in_flight_connections';
+const SESSIONS = 'gitlab_cells_router_ssh_sessions_total';
 const PROXY_REFUSED = 'gitlab_cells_router_ssh_proxy_refused_total';
 
 /** Each router's git commands, and the PROXY refusals of all (`refused`). */
@@ -154,23 +154,28 @@ async function waitStatus(
   return false;
 }
 
+/** git sessions running on `router`: git commands started less sessions ended (its counters). */
+async function runningSessions(router: BalancedRouter): Promise<number> {
+  return (await routerMetric(router, GIT_COMMANDS)) - (await routerMetric(router, SESSIONS));
+}
+
 /**
- * SIGKILLs `victim` once it serves at least `least` connections (its in-flight gauge, polled), or
- * when `done()` before that; resolves with the gauge's last value and the time of the kill.
+ * SIGKILLs `victim` once it runs at least `least` git sessions (polled), or when `done()` before
+ * that; resolves with the sessions it ran when last looked at and the time of the kill.
  */
 async function killWhenBusy(
   victim: BalancedRouter,
   least: number,
   done: () => boolean,
-): Promise<{ inFlight: number; at: number }> {
-  let inFlight = 0;
+): Promise<{ running: number; at: number }> {
+  let running = 0;
   while (!done()) {
-    inFlight = await routerMetric(victim, IN_FLIGHT).catch(() => 0);
-    if (inFlight >= least) break;
+    running = await runningSessions(victim).catch(() => 0);
+    if (running >= least) break;
     await sleep(20);
   }
   process.kill(victim.pid, 'SIGKILL');
-  return { inFlight, at: performance.now() };
+  return { running, at: performance.now() };
 }
 
 /** The failure run: `victim` SIGKILLed mid-burst, with clones in flight on it. */
@@ -190,7 +195,6 @@ async function failover(
   );
   const outcomes = await burstDone;
   const downAfterMs = await down;
-  const inFlight = kill.inFlight;
   const failed = outcomes.filter((o) => !o.ok);
   const afterCount = Math.max(10, Math.ceil(count / 10));
   const later = await cloneBurst(spec, 5, afterCount);
@@ -198,7 +202,7 @@ async function failover(
   return {
     clones: count,
     killed: victim.name,
-    inFlightOnKilled: inFlight,
+    sessionsOnKilled: kill.running,
     failed: failed.length,
     succeeded: count - failed.length,
     ...(failed[0]?.error ? { failedStderr: failed[0].error } : {}),
@@ -253,7 +257,7 @@ export async function scaleOut(ctx: ScaleOutContext): Promise<ScaleOutResult> {
     );
     const fail = await failover(spec, haproxy, b, ctx.clones);
     ctx.log(
-      `scale-out failover: ${fail.failed} of ${fail.clones} failed (${fail.inFlightOnKilled} in flight on ${fail.killed}), DOWN after ${fail.downAfterMs?.toFixed(0) ?? '–'} ms; then ${fail.after.errors} errors in ${fail.after.clones}`,
+      `scale-out failover: ${fail.failed} of ${fail.clones} failed (${fail.sessionsOnKilled} git sessions on ${fail.killed}), DOWN after ${fail.downAfterMs?.toFixed(0) ?? '–'} ms; then ${fail.after.errors} errors in ${fail.after.clones}`,
     );
     const [na, nb] = [pair.result.perRouter[a.name] ?? 0, pair.result.perRouter[b.name] ?? 0];
     return {

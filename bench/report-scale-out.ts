@@ -16,6 +16,11 @@ function burstRow(label: string, b: ScaleOutBurst): string {
   return `| ${label} | ${b.errors} of ${b.clones} | ${split} | ${b.clonesPerSecond.toFixed(1)} | ${ms(b.latency?.p50)} / ${ms(b.latency?.p99)} | ${cpu} | ${(b.machineBusy * 100).toFixed(0)} % |`;
 }
 
+function refusals(by: Record<string, number> | undefined): string {
+  const entries = Object.entries(by ?? {});
+  return entries.length === 0 ? 'none' : entries.map(([k, n]) => `${n} × “${k}”`).join(', ');
+}
+
 export function renderScaleOut(o: Outcome<ScaleOutResult> | undefined): string[] {
   if (!o) return [];
   const head = [
@@ -34,7 +39,8 @@ export function renderScaleOut(o: Outcome<ScaleOutResult> | undefined): string[]
     burstRow('two', v.pair),
     '',
     `Two routers against one: ${v.throughputRatio.toFixed(2)}× the clones per second on ${v.cores} cores (both runs CPU-bound on the same cores, so no gain is expected here); split ${(v.spread * 100).toFixed(1)} % apart. ` +
-      `check_ip at the cell's \`/allowed\`: ${v.checkIp.matched} of ${v.checkIp.clones} successful clones' own addresses (e.g. ${v.checkIp.sample.join(', ') || '–'}), HAProxy's 127.0.0.1 ${v.checkIp.balancerAddress} times.`,
+      `check_ip at the cell's \`/allowed\`: ${v.checkIp.matched} of ${v.checkIp.clones} successful clones' own addresses (e.g. ${v.checkIp.sample.join(', ') || '–'}), HAProxy's 127.0.0.1 ${v.checkIp.balancerAddress} times. ` +
+      `Connections the routers closed for the PROXY protocol (health checks included): ${refusals(v.proxyRefusals)}.`,
     '',
     `Failure run: ${f.killed} SIGKILLed while it ran ${f.sessionsOnKilled} git sessions; ${f.failed} of ${f.clones} clones failed, ${f.succeeded} succeeded; HAProxy's health check had it DOWN ${ms(f.downAfterMs)} after the kill; ${f.after.errors} errors in ${f.after.clones} clones started after.` +
       (f.failedStderr

@@ -133,7 +133,9 @@ frontend ssh
   default_backend routers
 
 backend routers
-  balance leastconn
+  # every new connection to the next router: the split in sessions stays even (leastconn evens
+  # out open connections instead, for a mix of long and short sessions)
+  balance roundrobin
   # the health check: a TCP connect with a PROXY v2 LOCAL header, then the router's SSH banner
   option tcp-check
   tcp-check expect rstring ^SSH-2\\.0-

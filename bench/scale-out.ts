@@ -7,6 +7,7 @@
  * health check takes it out, the clones in flight on it fail, the rest succeed, and a burst after
  * it is out succeeds whole.
  */
+import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { machineBusySeconds, ownCpu, sleep } from './proc.js';
@@ -88,6 +89,8 @@ export interface ScaleOutResult {
   throughputRatio: number;
   checkIp: CheckIpResult;
   failover: ScaleOutFailover;
+  /** Connections the routers closed for the PROXY protocol, by the reason they logged. */
+  proxyRefusals: Record<string, number>;
 }
 
 const GIT_COMMANDS = 'gitlab_cells_router_ssh_git_commands_total';
@@ -215,6 +218,20 @@ async function failover(
   };
 }
 
+/** The reasons of the routers' `PROXY protocol: connection refused` log lines, counted. */
+async function refusalReasons(stack: BenchStack, routers: readonly BalancedRouter[]) {
+  const out: Record<string, number> = {};
+  for (const r of routers) {
+    const text = await readFile(join(stack.dataDir, 'logs', `${r.name}.log`), 'utf8').catch(() => '');
+    for (const line of text.split('\n')) {
+      if (!line.includes('PROXY protocol: connection refused')) continue;
+      const reason = String((JSON.parse(line) as { reason?: unknown }).reason);
+      out[reason] = (out[reason] ?? 0) + 1;
+    }
+  }
+  return out;
+}
+
 /** Starts the two routers and HAProxy, runs the bursts and the failure run, stops what it started. */
 export async function scaleOut(ctx: ScaleOutContext): Promise<ScaleOutResult> {
   const routers: BalancedRouter[] = [];
@@ -269,6 +286,7 @@ export async function scaleOut(ctx: ScaleOutContext): Promise<ScaleOutResult> {
       throughputRatio: pair.result.clonesPerSecond / alone.result.clonesPerSecond,
       checkIp,
       failover: fail,
+      proxyRefusals: await refusalReasons(ctx.stack, routers),
     };
   } finally {
     await haproxy?.stop();

@@ -33,6 +33,8 @@ export interface BenchOptions {
   fcgiChildren: number;
   /** Concurrent small clones of each scale-out burst (two routers behind HAProxy). */
   scaleOutClones: number;
+  /** Fresh stack starts of the `fresh-stacks` workload (one large clone each). */
+  freshStarts: number;
 }
 
 export const WORKLOADS = [
@@ -45,6 +47,7 @@ export const WORKLOADS = [
   'concurrency',
   'push',
   'scale-out',
+  'fresh-stacks',
   'world-startup',
 ] as const;
 export type WorkloadId = (typeof WORKLOADS)[number];
@@ -162,6 +165,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       cellProtocol,
       fcgiChildren: fcgiChildren ?? 10,
       scaleOutClones: scaleOutClones ?? 40,
+      freshStarts: 5,
     };
   }
   return {
@@ -185,5 +189,6 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     cellProtocol,
     fcgiChildren: fcgiChildren ?? 500,
     scaleOutClones: scaleOutClones ?? 1000,
+    freshStarts: 5,
   };
 }

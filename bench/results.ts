@@ -1,3 +1,4 @@
+import type { FreshStacksResult } from './fresh-stacks.js';
 import type {
   ConcurrencyResult,
   GitContenderId,
@@ -69,6 +70,8 @@ export interface BenchResults {
   slowReader?: { bridge: Outcome<SlowReadResult>; router: Outcome<SlowReadResult> };
   /** Two routers behind HAProxy (`scale-out.ts`); absent in results written before it existed. */
   scaleOut?: Outcome<ScaleOutResult>;
+  /** The large clone on fresh stacks, router CPU per start (`fresh-stacks.ts`). */
+  freshStacks?: Outcome<FreshStacksResult>;
   /** Worlds of N cells started from a topology file (`world-startup.ts`), first and warm. */
   worldStartup?: Outcome<WorldStartupResult[]>;
   failures: Failure[];

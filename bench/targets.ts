@@ -1,6 +1,7 @@
 import type { GitContenderId } from './git-workloads.js';
 import { okValue } from './outcome.js';
 import { fmt, mib, ratiosOf, times } from './report.js';
+import { freshStackTargets } from './report-fresh-stacks.js';
 import { scaleOutTargets } from './report-scale-out.js';
 import type { BenchResults, Ratio, Target } from './results.js';
 
@@ -142,6 +143,7 @@ export function evaluate(r: BenchResults): void {
     ...concurrencyTargets(r, v('concurrentP99VsSsh')),
     ...memoryTargets(r),
     ...scaleOutTargets(r.scaleOut),
+    ...freshStackTargets(r),
     ...worldTargets(r),
     {
       name: 'Realistic-history clone: ratios reported beside the incompressible one (wall, machine CPU)',

@@ -13,7 +13,7 @@ import { projectRoot } from '../lib/proto.js';
 import { stackPaths } from '../stack/layout.js';
 import { TUNNEL_SERVICE_NODE_FLAGS } from '../stack/node-flags.js';
 import { freePort } from './openssh.js';
-import { stopChild, track } from './proc.js';
+import { sleep, stopChild, track } from './proc.js';
 import { type BenchStack, listeningLine } from './stack-runner.js';
 
 /** The address HAProxy dials the routers from: the only peer whose PROXY headers they trust. */
@@ -199,6 +199,22 @@ export async function startScaleOutHaproxy(
     serverStatus: () => serverStatus(input.statsSocket),
     stop: () => proxy.stop(),
   };
+}
+
+/** Resolves once HAProxy's health check has every router of `names` in `state` (UP or DOWN …). */
+export async function waitStatus(
+  haproxy: ScaleOutBalancer,
+  names: readonly string[],
+  state: RegExp,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const status = await haproxy.serverStatus();
+    if (names.every((n) => state.test(status[n] ?? ''))) return true;
+    await sleep(50);
+  }
+  return false;
 }
 
 /** `show stat` on HAProxy's runtime socket: the status of each server of the `routers` backend. */

@@ -27,6 +27,7 @@ import {
   type ScaleOutBalancer,
   startBalancedRouter,
   startScaleOutHaproxy,
+  waitStatus,
 } from './scale-out-servers.js';
 import type { BenchStack } from './stack-runner.js';
 import { type LatencySummary, summarize } from './stats.js';
@@ -139,22 +140,6 @@ async function burst(
   };
   if (failed?.error) result.firstError = failed.error;
   return { result, outcomes };
-}
-
-/** Resolves once HAProxy's health check has every router of `names` in `state` (UP or DOWN …). */
-async function waitStatus(
-  haproxy: ScaleOutBalancer,
-  names: readonly string[],
-  state: RegExp,
-  timeoutMs: number,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const status = await haproxy.serverStatus();
-    if (names.every((n) => state.test(status[n] ?? ''))) return true;
-    await sleep(50);
-  }
-  return false;
 }
 
 /** git sessions running on `router`: git commands started less sessions ended (its counters). */

@@ -14,6 +14,7 @@ import {
   warmPageCache,
 } from './bench-data.js';
 import { gitContenders, sshAlgorithms, warmUp } from './contenders.js';
+import { type FreshStacksResult, freshStackClones } from './fresh-stacks.js';
 import type { GitWorkloadContext, RepoRole, ServedRepo } from './git-workloads.js';
 import { type GrpcFloor, startGrpcFloor } from './grpc-floor.js';
 import { loadOneMinute, machineInfo, runInfo } from './machine.js';
@@ -32,7 +33,7 @@ import { type BenchStack, type ExtraBridge, startBenchStack, startExtraBridge } 
 import { MIB } from './stats.js';
 import { evaluate } from './targets.js';
 import { benchThroughput } from './throughput-workload.js';
-import { gitWorkloads, type RunState, stackWorkloads } from './workloads.js';
+import { gitWorkloads, type RunState, scaleOutWorkload, stackWorkloads } from './workloads.js';
 import { measureWorldStartup, type WorldStartupResult } from './world-startup.js';
 
 /**
@@ -240,9 +241,46 @@ class Bench {
       );
     }
     await gitWorkloads(state, ctx, { large, history, small, pushSource, smallDir: dirs.small });
+    await scaleOutWorkload(state, {
+      stackEnv: this.stackEnv,
+      baseEnv,
+      runDir: this.runDir,
+      smallHead: small.head,
+    });
+    // Last before world start-up: it stops the run's stack.
+    if (this.wants('fresh-stacks'))
+      results.freshStacks = await this.freshStacks(baseEnv, scratch, large.head);
     if (this.wants('world-startup')) results.worldStartup = await this.worldStartup();
     results.run.loadAverage.end = loadOneMinute();
     return results;
+  }
+
+  /** The large clone on fresh stacks (`fresh-stacks.ts`): the run's stack is stopped first. */
+  private async freshStacks(
+    baseEnv: NodeJS.ProcessEnv,
+    scratch: string,
+    head: string,
+  ): Promise<Outcome<FreshStacksResult>> {
+    await this.streamBridge
+      ?.stop()
+      .catch((err: unknown) => this.failures.record('stopping the stream-mode bridge', err));
+    await this.stack?.stop().catch((err: unknown) => this.failures.record('stopping the stack', err));
+    this.streamBridge = undefined;
+    this.stack = undefined;
+    const o = this.opts;
+    log(`large clone on ${o.freshStarts} fresh stacks`);
+    return this.failures.attempt('large clone on fresh stacks', () =>
+      freshStackClones({
+        dataDir: this.runDir,
+        env: this.stackEnv,
+        baseEnv,
+        scratch,
+        starts: o.freshStarts,
+        head,
+        timeoutMs: o.opTimeoutMs,
+        log,
+      }),
+    );
   }
 
   /** Worlds of each size, started one after the other while nothing else of the benchmark runs. */

@@ -31,6 +31,10 @@ export interface BenchOptions {
   cellProtocol: 'http1' | 'h2c' | undefined;
   /** fcgiwrap processes of the nginx contender (each runs one git http-backend at a time). */
   fcgiChildren: number;
+  /** Concurrent small clones of each scale-out burst (two routers behind HAProxy). */
+  scaleOutClones: number;
+  /** Fresh stack starts of the `fresh-stacks` workload (one large clone each). */
+  freshStarts: number;
 }
 
 export const WORKLOADS = [
@@ -42,6 +46,8 @@ export const WORKLOADS = [
   'small-clone',
   'concurrency',
   'push',
+  'scale-out',
+  'fresh-stacks',
   'world-startup',
 ] as const;
 export type WorkloadId = (typeof WORKLOADS)[number];
@@ -94,7 +100,9 @@ export const USAGE = `usage: npm run bench -- [--quick] [--profile] [--only ${WO
   --cell-protocol http1|h2c
               the router's tunnel leg to the cells (default: the router's, http1)
   --fcgi-children N
-              fcgiwrap processes behind the nginx contender (default: the highest concurrency level)`;
+              fcgiwrap processes behind the nginx contender (default: the highest concurrency level)
+  --scale-out-clones N
+              concurrent clones of each scale-out burst (default: 40 quick, 1000 full)`;
 
 export function parseArgs(argv: readonly string[]): BenchOptions {
   let quick = false;
@@ -103,6 +111,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   let cellProtocol: BenchOptions['cellProtocol'];
   let largeCloneRuns: number | undefined;
   let fcgiChildren: number | undefined;
+  let scaleOutClones: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') quick = true;
@@ -126,6 +135,10 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       fcgiChildren = Number(argv[++i]);
       if (!Number.isInteger(fcgiChildren) || fcgiChildren < 1)
         throw new UsageError('--fcgi-children needs a positive integer');
+    } else if (arg === '--scale-out-clones') {
+      scaleOutClones = Number(argv[++i]);
+      if (!Number.isInteger(scaleOutClones) || scaleOutClones < 1)
+        throw new UsageError('--scale-out-clones needs a positive integer');
     } else if (arg === '--help' || arg === '-h') throw new UsageError('');
     else throw new UsageError(`unknown argument ${arg}`);
   }
@@ -151,6 +164,8 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       worldCells: [3],
       cellProtocol,
       fcgiChildren: fcgiChildren ?? 10,
+      scaleOutClones: scaleOutClones ?? 40,
+      freshStarts: 5,
     };
   }
   return {
@@ -173,5 +188,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     worldCells: [3, 4, 10],
     cellProtocol,
     fcgiChildren: fcgiChildren ?? 500,
+    scaleOutClones: scaleOutClones ?? 1000,
+    freshStarts: 5,
   };
 }

@@ -2,6 +2,8 @@ import type { GitContenderId, LargeCloneResult } from './git-workloads.js';
 import { CONTENDER_LABELS, GIT_CONTENDERS } from './git-workloads.js';
 import { type Outcome, okValue } from './outcome.js';
 import { largeCloneCpu, renderServerCpu } from './report-cpu.js';
+import { renderFreshStacks } from './report-fresh-stacks.js';
+import { renderScaleOut } from './report-scale-out.js';
 import type { BenchResults, ThroughputId } from './results.js';
 import type { ThroughputResult } from './stack-workloads.js';
 import { MIB, ratio } from './stats.js';
@@ -347,6 +349,7 @@ export function renderMarkdown(r: BenchResults): string {
       row([String(w.cells), String(w.processes), `${w.firstMs} ms`, `${w.warmMs} ms`, `${w.rssMiB} MiB`]);
   }
 
+  lines.push(...renderScaleOut(r.scaleOut), ...renderFreshStacks(r));
   lines.push('', '**Targets**', '');
   head(['target', 'measured', 'status']);
   for (const t of r.targets) row([t.name, t.measured, yesNo(t.met)]);

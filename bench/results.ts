@@ -1,3 +1,4 @@
+import type { FreshStacksResult } from './fresh-stacks.js';
 import type {
   ConcurrencyResult,
   GitContenderId,
@@ -8,6 +9,7 @@ import type {
 import type { MachineInfo, RunInfo } from './machine.js';
 import type { SshAlgorithms } from './openssh.js';
 import type { Failure, Outcome } from './outcome.js';
+import type { ScaleOutResult } from './scale-out.js';
 import type { IdleMemoryResult, SlowReadResult, ThroughputResult } from './stack-workloads.js';
 import type { WorldStartupResult } from './world-startup.js';
 
@@ -66,6 +68,10 @@ export interface BenchResults {
   throughput?: Partial<Record<ThroughputId, Outcome<ThroughputResult>>>;
   idleMemory?: Outcome<IdleMemoryResult>;
   slowReader?: { bridge: Outcome<SlowReadResult>; router: Outcome<SlowReadResult> };
+  /** Two routers behind HAProxy (`scale-out.ts`); absent in results written before it existed. */
+  scaleOut?: Outcome<ScaleOutResult>;
+  /** The large clone on fresh stacks, router CPU per start (`fresh-stacks.ts`). */
+  freshStacks?: Outcome<FreshStacksResult>;
   /** Worlds of N cells started from a topology file (`world-startup.ts`), first and warm. */
   worldStartup?: Outcome<WorldStartupResult[]>;
   failures: Failure[];

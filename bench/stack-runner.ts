@@ -14,6 +14,8 @@ export interface StackJson {
   projects: Array<{ path: string; cell: string; repository: string }>;
   secrets: { shell: string; workhorse: string; gitaly: string };
   knownHosts: string;
+  /** The world's journal (NDJSON, one entry per request a service received). */
+  journal: string;
   pids: Record<string, number>;
 }
 
@@ -196,22 +198,29 @@ export async function startExtraBridge(
 }
 
 /** The `listen` URL of the bridge's `listening` log line. */
-function listeningUrl(child: ChildProcess, timeoutMs: number): Promise<string> {
+async function listeningUrl(child: ChildProcess, timeoutMs: number): Promise<string> {
+  const line = await listeningLine(child, timeoutMs);
+  if (typeof line.listen !== 'string') throw new Error('the listening line has no listen URL');
+  return line.listen;
+}
+
+/** The fields of a service's `listening` log line on its stdout (the addresses it bound). */
+export function listeningLine(child: ChildProcess, timeoutMs: number): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => done(new Error(`no listening line within ${timeoutMs} ms`)), timeoutMs);
     const onData = (c: Buffer) => {
       seen = (seen + c.toString()).slice(-65_536);
       const line = seen.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) done(undefined, (JSON.parse(line) as { listen: string }).listen);
+      if (line) done(undefined, JSON.parse(line) as Record<string, unknown>);
     };
     const onExit = (code: number | null) => done(new Error(`exited (${code}): ${seen.trim().slice(-2000)}`));
-    function done(err: Error | undefined, url?: string) {
+    function done(err: Error | undefined, fields?: Record<string, unknown>) {
       clearTimeout(timer);
       child.stdout?.off('data', onData);
       child.off('exit', onExit);
-      if (err || !url) reject(err ?? new Error('no url'));
-      else resolve(url);
+      if (err || !fields) reject(err ?? new Error('no listening line'));
+      else resolve(fields);
     }
     child.stdout?.on('data', onData);
     child.once('exit', onExit);

@@ -1,6 +1,8 @@
 import type { GitContenderId } from './git-workloads.js';
 import { okValue } from './outcome.js';
 import { fmt, mib, ratiosOf, times } from './report.js';
+import { freshStackTargets } from './report-fresh-stacks.js';
+import { scaleOutTargets } from './report-scale-out.js';
 import type { BenchResults, Ratio, Target } from './results.js';
 
 /** Issue 14's (and issue 24's, over HTTP) targets, each with its measured value and met / missed, filled into a run's results. */
@@ -140,6 +142,8 @@ export function evaluate(r: BenchResults): void {
     ...httpTargets(atMost, v('bridgeHttpVsSsh')),
     ...concurrencyTargets(r, v('concurrentP99VsSsh')),
     ...memoryTargets(r),
+    ...scaleOutTargets(r.scaleOut),
+    ...freshStackTargets(r),
     ...worldTargets(r),
     {
       name: 'Realistic-history clone: ratios reported beside the incompressible one (wall, machine CPU)',

@@ -3,7 +3,7 @@
  * (idle memory, the slow reader), then, after the throughput workload, the git ones every contender
  * runs (large and history clones, small clones, concurrent clones, push).
  */
-import { log, PROJECTS } from './bench-data.js';
+import { CELLS_USER, log, PROJECTS } from './bench-data.js';
 import {
   concurrentClones,
   type GitWorkloadContext,
@@ -15,6 +15,7 @@ import type { BenchOptions, WorkloadId } from './options.js';
 import type { FailureLog } from './outcome.js';
 import type { GeneratedRepo } from './repo-gen.js';
 import type { BenchResults } from './results.js';
+import { scaleOut } from './scale-out.js';
 import type { BenchStack } from './stack-runner.js';
 import { idleMemory, type SlowReaderTarget, slowReadBridge, slowReadRouter } from './stack-workloads.js';
 import { MIB } from './stats.js';
@@ -111,4 +112,45 @@ export async function gitWorkloads(
       o.pushRuns,
     );
   }
+}
+
+/** What the scale-out workload takes from the run besides its state. */
+export interface ScaleOutInputs {
+  stackEnv: Record<string, string>;
+  baseEnv: NodeJS.ProcessEnv;
+  runDir: string;
+  /** `main` of the small repository, which every clone must get. */
+  smallHead: string;
+}
+
+/** Two routers behind HAProxy (`scale-out.ts`): bursts of small clones, then one router killed. */
+export async function scaleOutWorkload(r: RunState, inputs: ScaleOutInputs): Promise<void> {
+  if (!wants(r, 'scale-out')) return;
+  const n = r.o.scaleOutClones;
+  r.results.scaleOut = await r.failures.attempt('scale-out: two routers behind HAProxy', async () => {
+    if (!r.stack) throw new Error(r.stackMissing);
+    const user = r.stack.json.users.find((u) => u.username === CELLS_USER);
+    if (!user) throw new Error(`stack.json has no user ${CELLS_USER}`);
+    log(`scale-out: ${n} concurrent clones through one router, then two, then one killed`);
+    const v = await scaleOut({
+      stack: r.stack,
+      stackEnv: inputs.stackEnv,
+      baseEnv: inputs.baseEnv,
+      dir: inputs.runDir,
+      project: PROJECTS.small.path,
+      head: inputs.smallHead,
+      privateKey: user.privateKey,
+      clones: n,
+      timeoutMs: r.o.opTimeoutMs,
+      log,
+    });
+    const errors: Array<[string, number, string | undefined]> = [
+      ['one router', v.alone.errors, v.alone.firstError],
+      ['two routers', v.pair.errors, v.pair.firstError],
+      ['after the failover', v.failover.after.errors, v.failover.after.firstError],
+    ];
+    for (const [what, count, first] of errors)
+      if (count > 0) r.failures.record(`scale-out, ${what}: ${count} of ${n} clones failed`, first ?? '');
+    return v;
+  });
 }

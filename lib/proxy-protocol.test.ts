@@ -125,4 +125,22 @@ describe('readProxyHeader', () => {
     await expect(readProxyHeader(stalled.server, 100)).rejects.toThrow(/incomplete after 100 ms/);
     stalled.close();
   });
+
+  it('takes a header that arrived in time though a busy event loop ran the deadline first', async () => {
+    const p = await pair();
+    const header = await new Promise<unknown>((resolve, reject) => {
+      setImmediate(() => {
+        // The header is in the kernel's buffer now; the loop is then blocked past the deadline, so
+        // the next loop turn starts with the due timer before it polls the socket (a loaded router).
+        p.client.write('PROXY TCP4 203.0.113.7 192.0.2.1 51000 22\r\n');
+        readProxyHeader(p.server, 20).then(resolve, reject);
+        const until = Date.now() + 80;
+        while (Date.now() < until) {
+          // busy
+        }
+      });
+    });
+    expect(header).toMatchObject({ source: { address: '203.0.113.7', port: 51000 } });
+    p.close();
+  });
 });

@@ -147,7 +147,10 @@ export class ProxyHeaderError extends Error {
 export function readProxyHeader(socket: Socket, timeoutMs: number): Promise<ProxyHeader | undefined> {
   return new Promise((resolve, reject) => {
     let buffered = Buffer.alloc(0);
+    let settled = false;
     const finish = (err: Error | undefined, header?: ProxyHeader, rest?: Buffer) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       socket.off('data', onData);
       socket.off('close', onClose);
@@ -165,9 +168,13 @@ export function readProxyHeader(socket: Socket, timeoutMs: number): Promise<Prox
       finish(undefined, parsed.header, buffered.subarray(parsed.length));
     };
     const onClose = () => finish(new ProxyHeaderError('connection closed before the PROXY header'));
+    // The verdict waits for the loop's next poll phase (setImmediate runs after it): on a busy
+    // loop the due timer runs before the socket is read, and bytes that came in time would not count.
     const timer = setTimeout(() => {
-      if (buffered.length === 0) finish(undefined);
-      else finish(new ProxyHeaderError(`PROXY header incomplete after ${timeoutMs} ms`));
+      setImmediate(() => {
+        if (buffered.length === 0) finish(undefined);
+        else finish(new ProxyHeaderError(`PROXY header incomplete after ${timeoutMs} ms`));
+      });
     }, timeoutMs);
     socket.on('data', onData);
     socket.once('close', onClose);

@@ -11,7 +11,11 @@ import { reportTable, runChecks, writeReport } from '../conformance/runner.js';
 import { KIT_TOPOLOGY } from '../conformance/world-plan.js';
 import { startWorld } from '../fixture/index.js';
 import type { StackJson } from '../lib/contracts/stack.js';
-import { DEFAULT_TUNNEL_PROFILE, TUNNEL_PROFILE_NAMES } from '../lib/contracts/tunnel-profile.js';
+import {
+  DEFAULT_TUNNEL_PROFILE,
+  TUNNEL_PROFILE_NAMES,
+  type TunnelProfileName,
+} from '../lib/contracts/tunnel-profile.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './usage.js';
 import { readStackJson } from './world-files.js';
 
@@ -31,6 +35,8 @@ export interface ConformanceOptions {
   profile?: string;
   edge?: string;
   edgeTimeScale?: string;
+  /** Run the long edge cases whatever the edge's timeouts (`conformance/long-cases.ts`). */
+  long?: boolean;
 }
 
 function choose(value: string | undefined, known: string[], flag: string, files = false): string {
@@ -71,6 +77,8 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
     given === undefined
       ? await startWorld({
           topology: KIT_TOPOLOGY,
+          // The kit's own world: this project's routers emit the profile under test.
+          tunnelProfile: profile as TunnelProfileName,
           ...(edge === 'none' ? {} : { edge: wanted }),
           ...(scale === undefined ? {} : { edgeTimeScale: scale }),
         })
@@ -89,6 +97,7 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
       ...(only ? { only } : {}),
       profile,
       edge: worldEdge(stack),
+      ...(o.long ? { long: true } : {}),
     });
     process.stdout.write(reportTable(report));
     if (o.json) writeReport(o.json, report);

@@ -43,6 +43,7 @@ const CONFORMANCE_OPTIONS = {
   profile: { type: 'string' },
   edge: { type: 'string' },
   'edge-time-scale': { type: 'string' },
+  long: { type: 'boolean' },
 } as const;
 
 /** Which options each command takes (besides --help and --data-dir). */
@@ -52,7 +53,7 @@ const ALLOWED: Record<string, string[]> = {
   status: [],
   journal: ['follow', 'cell', 'service', 'since', 'endpoint', 'json'],
   control: [],
-  conformance: ['ssh', 'http', 'world', 'only', 'json', 'profile', 'edge', 'edge-time-scale'],
+  conformance: ['ssh', 'http', 'world', 'only', 'json', 'profile', 'edge', 'edge-time-scale', 'long'],
 };
 
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
@@ -106,6 +107,7 @@ async function run(command: string, flags: Flags, words: string[]): Promise<numb
         profile: str(flags.profile),
         edge: str(flags.edge),
         edgeTimeScale: str(flags['edge-time-scale']),
+        long: flags.long === true,
       });
     default:
       return control(dataDir, words);

@@ -22,6 +22,11 @@ export interface ConformanceCheck {
   /** The gitlab-shell file or MR the expectation comes from. */
   source: string;
   needs: Need[];
+  /**
+   * A long edge case (`conformance/long-cases.ts`): it lasts about the edge's timeouts, so it runs
+   * when they are short (a scaled edge), with `--long`, or when `--only` names it.
+   */
+  long?: boolean;
   run(ctx: CheckContext): Promise<Verdict>;
 }
 

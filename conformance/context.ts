@@ -28,7 +28,9 @@ export interface CheckContext {
   router: RouterUnderTest;
   legacyCell: string;
   /** `git <args>` as the kit's user through the router's SSH front (`env` added to the user's). */
-  git(args: string[], env?: Record<string, string>): Promise<ExecResult>;
+  git(args: string[], env?: Record<string, string>, timeoutMs?: number): Promise<ExecResult>;
+  /** The `GIT_SSH_COMMAND` the kit's git runs (OpenSSH as the kit's user, no configuration). */
+  sshCommand: string;
   /** `ssh git@<router> <command>` as the kit's user (`input` its stdin, else none). */
   ssh(command: string, env?: Record<string, string>, input?: string): Promise<ExecResult>;
   /** `ssh://git@<router>/<path>`. */
@@ -70,7 +72,8 @@ export function checkContext(stack: StackJson, router: RouterUnderTest): CheckCo
     control: worldControl(client),
     router,
     legacyCell: legacy.name,
-    git: (args, extra) => exec('git', args, env(extra)),
+    git: (args, extra, timeoutMs) => exec('git', args, env(extra), timeoutMs),
+    sshCommand: sshCmd,
     ssh: (command, extra, input) =>
       exec('sh', ['-c', `${sshCmd} -p ${port} git@${host} "$0"`, command], env(extra), 60_000, input),
     url: (path) => `ssh://git@${router.ssh}/${path}`,

@@ -9,6 +9,7 @@ import { DEFAULT_TUNNEL_PROFILE, isTunnelProfileName } from '../lib/contracts/tu
 import { type ConformanceCheck, fail, notRun, type Verdict } from './check.js';
 import { CHECKS } from './checks/index.js';
 import { checkContext, type RouterUnderTest } from './context.js';
+import { skipLongCase } from './long-cases.js';
 import { expectedFails } from './profiles.js';
 
 export interface CheckResult {
@@ -34,6 +35,8 @@ export interface RunOptions {
   profile?: string;
   edge?: string;
   checks?: readonly ConformanceCheck[];
+  /** Run the long edge cases whatever the edge's timeouts (`--long`; `long-cases.ts`). */
+  long?: boolean;
 }
 
 export async function runChecks(
@@ -52,7 +55,8 @@ export async function runChecks(
   try {
     for (const check of all.filter((c) => !options.only || options.only.includes(c.id))) {
       const started = Date.now();
-      const verdict = await verdictOf(check, router, () => check.run(ctx));
+      const verdict =
+        skipLongCase(check, stack, options) ?? (await verdictOf(check, router, () => check.run(ctx)));
       results.push({
         id: check.id,
         title: check.title,

@@ -3,6 +3,8 @@ import type { ConformanceCheck } from '../check.js';
 import { S2, S4, S8 } from './addresses.js';
 import { S9, S10, S19 } from './cell-answers.js';
 import { S1, S5, S6 } from './classify.js';
+import { S12, S12_SHAPE, S13_LONG } from './edge-long.js';
+import { S20 } from './edge-streaming.js';
 import { S14 } from './expired-jwt.js';
 import { H8, H9, H10, H12 } from './http-cells.js';
 import { H1, H2, H3, H5, H7 } from './http-front.js';
@@ -23,14 +25,18 @@ export const CHECKS: readonly ConformanceCheck[] = [
   S9,
   S10,
   S11,
+  S12_SHAPE,
+  S12,
   S13_SHAPE,
   S13_JWT,
+  S13_LONG,
   S14,
   S15,
   S16,
   S17,
   S18,
   S19,
+  S20,
   H1,
   H2,
   H3,

@@ -50,14 +50,21 @@ export function judgeFreshJwt(entries: JournalEntry[]): Verdict {
   return pass();
 }
 
-/** Clones the routed project, commits, and pushes a new branch through a pre-push hook of `HOOK_MS`. */
-async function pushThroughHook(ctx: CheckContext, tag: string): Promise<JournalEntry[] | string> {
+/**
+ * Clones the routed project, commits, and pushes a new branch through a pre-push hook that sleeps
+ * `hookMs`: the journal of the push, or what went wrong (git's exit and stderr).
+ */
+export async function pushThroughHook(
+  ctx: CheckContext,
+  tag: string,
+  hookMs = HOOK_MS,
+): Promise<JournalEntry[] | string> {
   const dir = ctx.scratch(tag);
   const clone = await ctx.git(['clone', '--quiet', ctx.url(`${ROUTED.project}.git`), dir]);
   if (clone.code !== 0) return `clone exited ${clone.code}: ${clone.stderr.trim()}`;
   const hooks = `${dir}-hooks`;
   mkdirSync(hooks, { recursive: true });
-  writeFileSync(join(hooks, 'pre-push'), `#!/bin/sh\ncat >/dev/null\nsleep ${HOOK_MS / 1000}\n`);
+  writeFileSync(join(hooks, 'pre-push'), `#!/bin/sh\ncat >/dev/null\nsleep ${hookMs / 1000}\n`);
   chmodSync(join(hooks, 'pre-push'), 0o755);
   writeFileSync(join(dir, `${tag}.txt`), `${Date.now()}\n`);
   const id = ['-c', 'user.name=Kit', '-c', 'user.email=kit@example.com', '-c', `core.hooksPath=${hooks}`];
@@ -70,7 +77,11 @@ async function pushThroughHook(ctx: CheckContext, tag: string): Promise<JournalE
   }
   const since = await ctx.cursor();
   const branch = `kit-${tag}-${Date.now()}`;
-  const push = await ctx.git([...id, '-C', dir, 'push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`]);
+  const push = await ctx.git(
+    [...id, '-C', dir, 'push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`],
+    {},
+    hookMs + 60_000,
+  );
   if (push.code !== 0) return `push exited ${push.code}: ${push.stderr.trim()}`;
   return ctx.journalSince(since);
 }

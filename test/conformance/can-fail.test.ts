@@ -59,6 +59,9 @@ const SEEN: Record<string, Record<string, string | RegExp>> = {
   'profile-14.56': {
     'S13-shape': '1 receive-pack request(s) for one push (want 2: a 0000 body, then the pack)',
   },
+  'profile-14.57.2': {
+    'S12-shape': /^upload-pack body still open when the answer ended, ending ".*" \(want: ended after done/,
+  },
   'profile-14.57.4': {
     'S13-jwt': /^request 2: Shell JWT signed \d+\.\d s before the request \(want a fresh one\)$/,
   },
@@ -76,6 +79,12 @@ const SEEN: Record<string, Record<string, string | RegExp>> = {
 
 /** Checks no router breakage can make fail (README "Every check can fail"). */
 const CANNOT_FAIL = ['S3-cert', 'S17'];
+/**
+ * The long edge cases (not run without an edge): real router processes on an older profile fail
+ * them behind a real edge in `npm run test:long` (`test/long/rollouts.test.ts`, S20 in
+ * `test/long/edge-buffering.test.ts`).
+ */
+const FAIL_IN_LONG_RUN = ['S12', 'S13-long', 'S20'];
 
 const failing = (seen: string | RegExp): Verdict =>
   ({ kind: 'fail', seen: typeof seen === 'string' ? seen : expect.stringMatching(seen) }) as Verdict;
@@ -99,7 +108,9 @@ afterAll(async () => {
 describe('every check can fail against a broken router double', () => {
   it('has a breakage for every check but those that cannot fail, and a message for each', () => {
     const covered = new Set(Object.values(BREAKAGES).flatMap((b) => b.fails));
-    expect(CHECKS.map((c) => c.id).filter((id) => !covered.has(id))).toEqual(CANNOT_FAIL);
+    expect(CHECKS.map((c) => c.id).filter((id) => !covered.has(id))).toEqual(
+      CHECKS.map((c) => c.id).filter((id) => [...CANNOT_FAIL, ...FAIL_IN_LONG_RUN].includes(id)),
+    );
     for (const [name, b] of Object.entries(BREAKAGES))
       expect(Object.keys(SEEN[name] ?? {}), name).toEqual(b.fails);
   });

@@ -21,6 +21,7 @@
  * | `drop-gl-id`           | S11, S15           | cell leg: the tunnel's Shell JWT re-signed without `gl_id` (the cell refuses it: a served command fails) |
  * | `hide-cell-404`        | S14                | cell leg: the cell's `404` on a tunnel turned into a `502` of the router's own                           |
  * | `profile-14.56`        | S13-shape          | setting `tunnelProfile: gitlab-shell-14.56`: one receive-pack request per push                           |
+ * | `profile-14.57.2`      | S12-shape          | setting `tunnelProfile: gitlab-shell-14.57.2`: upload-pack's body kept open after negotiation            |
  * | `profile-14.57.4`      | S13-jwt            | setting `tunnelProfile: gitlab-shell-14.57.4`: push request 2 reuses request 1's JWT                     |
  * | `git-http-to-default`  | S18, H10           | cell leg: git and LFS over HTTP (`*.git/…`) sent to the legacy cell                                      |
  * | `cookie-before-token`  | H1                 | setting `rulesFile`: the session-cookie rule above the runner-token rule                                 |
@@ -179,6 +180,10 @@ export const BREAKAGES: Record<string, Breakage> = {
   'profile-14.56': {
     fails: ['S13-shape'],
     settings: (_ctx, base) => ({ ...base, tunnelProfile: 'gitlab-shell-14.56' }),
+  },
+  'profile-14.57.2': {
+    fails: ['S12-shape'],
+    settings: (_ctx, base) => ({ ...base, tunnelProfile: 'gitlab-shell-14.57.2' }),
   },
   'profile-14.57.4': {
     fails: ['S13-jwt'],

@@ -65,6 +65,9 @@ const SEEN: Record<string, Record<string, string | RegExp>> = {
   'profile-14.57.4': {
     'S13-jwt': /^request 2: Shell JWT signed \d+\.\d s before the request \(want a fresh one\)$/,
   },
+  'misread-token-prefix': {
+    H4: 'prefixed runner token: answered 403, Rails saw it at conf_north 403 (want conf_south, or the legacy cell conf_legacy if not routed)',
+  },
   'git-http-to-default': {
     S18: 'batch answered 404; Rails saw it at conf_legacy 404 (want conf_north)',
     H10: /^clone over HTTP exited 128: .*not found/s,

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { judgeNoRedirect } from '../../conformance/checks/cell-answers.js';
 import { judgeOneClassify } from '../../conformance/checks/classify.js';
 import { judgeKeySession } from '../../conformance/checks/ssh-more.js';
+import { judgePrefixed } from '../../conformance/checks/token-prefix.js';
 import { judgeTunnel } from '../../conformance/checks/tunnel.js';
 import type { JournalEntry } from '../../lib/contracts/world.js';
 
@@ -106,6 +107,19 @@ describe("S3: a key session's account commands go to the default cell", () => {
     ).toEqual({
       kind: 'fail',
       seen: '/api/v4/internal/discover: Classify of [{"type":"route","value":"north-group"}] (want none)',
+    });
+  });
+});
+
+describe('H4: tokens behind an instance-wide prefix', () => {
+  it('passes when every prefixed token is routed, is the documented divergence when one falls back', () => {
+    expect(judgePrefixed(['routed', 'routed'])).toEqual({ kind: 'pass' });
+    expect(judgePrefixed(['legacy', 'routed']).kind).toBe('divergence');
+  });
+  it('fails a refusal or a misroute, naming it', () => {
+    expect(judgePrefixed(['legacy', 'prefixed personal access token: answered 401'])).toEqual({
+      kind: 'fail',
+      seen: 'prefixed personal access token: answered 401',
     });
   });
 });

@@ -23,6 +23,7 @@
  * | `profile-14.56`        | S13-shape          | setting `tunnelProfile: gitlab-shell-14.56`: one receive-pack request per push                           |
  * | `profile-14.57.2`      | S12-shape          | setting `tunnelProfile: gitlab-shell-14.57.2`: upload-pack's body kept open after negotiation            |
  * | `profile-14.57.4`      | S13-jwt            | setting `tunnelProfile: gitlab-shell-14.57.4`: push request 2 reuses request 1's JWT                     |
+ * | `misread-token-prefix` | H4                 | cell leg: a token behind an instance-wide prefix (`acme-glrt-…`) sent to the routed project's cell       |
  * | `git-http-to-default`  | S18, H10           | cell leg: git and LFS over HTTP (`*.git/…`) sent to the legacy cell                                      |
  * | `cookie-before-token`  | H1                 | setting `rulesFile`: the session-cookie rule above the runner-token rule                                 |
  * | `no-cookie-rule`       | H2                 | setting `rulesFile`: no `_gitlab_session` rule                                                           |
@@ -32,6 +33,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
+import { INSTANCE_PREFIX } from '../../../conformance/checks/token-prefix.js';
+import { ROUTED } from '../../../conformance/world-plan.js';
 import type { StackJson } from '../../../lib/contracts/stack.js';
 import { jwtKey, SHELL_HEADER, signShellJwt } from '../../../lib/jwt-sign.js';
 import defaultRules from '../../../router/rules/default-rules.json' with { type: 'json' };
@@ -188,6 +191,13 @@ export const BREAKAGES: Record<string, Breakage> = {
   'profile-14.57.4': {
     fails: ['S13-jwt'],
     settings: (_ctx, base) => ({ ...base, tunnelProfile: 'gitlab-shell-14.57.4' }),
+  },
+  'misread-token-prefix': {
+    fails: ['H4'],
+    cell: onRequest((req) => {
+      const token = String(req.headers['runner-token'] ?? req.headers['private-token'] ?? '');
+      if (token.startsWith(INSTANCE_PREFIX)) req.cell = ROUTED.cell;
+    }),
   },
   'git-http-to-default': {
     fails: ['S18', 'H10'],

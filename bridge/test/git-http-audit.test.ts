@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WORKHORSE_CONTENT_TYPE } from '../../lib/contracts/workhorse.js';
 import type { JournalDraft } from '../../lib/contracts/world.js';
 import { type CompiledPrograms, compilePrograms } from '../../test/helpers/programs.js';
@@ -126,6 +126,8 @@ describe('NeedAudit → git_audit_event', () => {
     audits.length = 0;
     rpcs.length = 0;
     expect(await runGit(['push', 'origin', 'HEAD:refs/heads/audited'], dest)).toBe(0);
+    // The bridge posts the audit after the answer has ended: git may exit first.
+    await vi.waitFor(() => expect(audits.length).toBeGreaterThan(0), { timeout: 5000 });
     expect(audits.map((a) => [a.body.action, a.body.protocol, a.body.username, a.cellStatus])).toEqual([
       ['git-receive-pack', 'http', 'alice', 200],
     ]);

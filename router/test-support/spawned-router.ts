@@ -53,7 +53,8 @@ export async function fetchCounters(url: string): Promise<Record<string, number>
   return parsePrometheusCounters(await res.text());
 }
 
-function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
+/** Whether `child` has exited, or does within `ms`. */
+export function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);

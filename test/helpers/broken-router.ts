@@ -3,8 +3,9 @@
  * sources by `compilePrograms`: `program` is its `path()`) against a running world: its own process, every listener on port 0; `stop()` ends it by its PID
  * (SIGTERM, then SIGKILL) and resolves once it has exited.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { SUPERVISOR_PID_ENV } from '../../lib/supervisor-watch.js';
+import { waitForExit } from '../../router/test-support/spawned-router.js';
 
 export interface BrokenRouter {
   pid: number;
@@ -20,17 +21,6 @@ export interface BrokenRouter {
 /** The double's source, for `compilePrograms`. */
 export const BROKEN_ROUTER = 'test/conformance/doubles/broken-router.ts';
 
-function exited(child: ChildProcess, ms: number): Promise<boolean> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
 export async function startBrokenRouter(
   program: string,
   world: string,
@@ -45,9 +35,9 @@ export async function startBrokenRouter(
   child.stderr?.on('data', (c: Buffer) => chunks.push(c.toString()));
   const stop = async () => {
     if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
-    if (!(await exited(child, 10_000)) && child.pid !== undefined) {
+    if (!(await waitForExit(child, 10_000)) && child.pid !== undefined) {
       process.kill(child.pid, 'SIGKILL');
-      await exited(child, 5_000);
+      await waitForExit(child, 5_000);
     }
   };
   const bound = await new Promise<{ ssh: string; http: string }>((resolve, reject) => {

@@ -78,6 +78,9 @@ const SEEN: Record<string, Record<string, string | RegExp>> = {
   'no-cookie-rule': { H2: 'cookie of conf_south: Rails saw it at conf_legacy 302 (want conf_south)' },
   'no-runner-token-rule': { H3: 'routable runner token: Rails saw it at conf_legacy 403 (want conf_south)' },
   'stamp-cell-header': { H12: 'the answer was 302 with ["x-gitlab-cell-name"]' },
+  'slow-first-byte': {
+    H11: /^\/north-group\/north-project\.git\/info\/refs: front \[\d+, \d+, \d+\] ms vs cell \[\d+, \d+, \d+\] ms \(\+\d{4} ms\); \/north-group\/north-project: front .* \(\+\d{4} ms\)$/,
+  },
 };
 
 /** Checks no router breakage can make fail (README "Every check can fail"). */

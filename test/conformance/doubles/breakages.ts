@@ -29,6 +29,7 @@
  * | `no-cookie-rule`       | H2                 | setting `rulesFile`: no `_gitlab_session` rule                                                           |
  * | `no-runner-token-rule` | H3                 | setting `rulesFile`: no `runner-token` rule                                                              |
  * | `stamp-cell-header`    | H12                | cell leg: every HTTP answer carries `X-Gitlab-Cell-Name`                                                 |
+ * | `slow-first-byte`      | H11                | cell leg: every answer of the HTTP front held 2 s before its first byte                                  |
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -227,6 +228,12 @@ export const BREAKAGES: Record<string, Breakage> = {
       answerHeaders: (req, headers) => {
         if (!req.path.startsWith('/api/v4/internal/')) headers['x-gitlab-cell-name'] = req.cell;
       },
+    }),
+  },
+  'slow-first-byte': {
+    fails: ['H11'],
+    cell: () => ({
+      holdAnswerMs: (req) => (req.path.startsWith('/api/v4/internal/') || TUNNEL.test(req.path) ? 0 : 2000),
     }),
   },
 };

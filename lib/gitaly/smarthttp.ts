@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type * as grpc from '@grpc/grpc-js';
-import type { ProtoRepository } from '../proto.js';
 import type { PackfileNegotiationStatistics__Output } from '../generated/gitaly/PackfileNegotiationStatistics.js';
+import type { ProtoRepository } from '../proto.js';
 import {
   loadSmartHttpService,
   type PostReceivePackResponse,

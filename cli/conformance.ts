@@ -90,14 +90,7 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
       : undefined;
   try {
     const stack: StackJson = world?.stackJson ?? (given as StackJson);
-    const ours = stack.routerTopology ?? stack.router;
-    // No --ssh and no --http: both fronts of the world's own router.
-    const http = o.http?.replace(/\/$/, '') ?? (o.ssh === undefined ? ours.http : undefined);
-    const router: RouterUnderTest = {
-      ssh: o.ssh ?? ours.ssh,
-      ...(http !== undefined ? { http } : {}),
-      ours: (o.ssh === undefined || o.ssh === ours.ssh) && (o.http === undefined || o.http === ours.http),
-    };
+    const router = routerUnderTest(stack, o);
     const report = await runChecks(stack, router, {
       ...(only ? { only } : {}),
       profile,
@@ -117,4 +110,25 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
 function worldEdge(stack: StackJson): string {
   const e = stack.edge ?? { kind: 'none' };
   return e.kind === 'file' ? (e.file ?? 'file') : e.kind;
+}
+
+/**
+ * The router the kit drives: `--ssh` / `--http`, else both fronts of the world's topology router.
+ * Ours when they are the fronts of one of the world's routers; the learn router (a seed 000 world's
+ * stack.json `router`, beside `routerTopology`) also gets its known divergences.
+ */
+function routerUnderTest(stack: StackJson, o: ConformanceOptions): RouterUnderTest {
+  const topology = stack.routerTopology ?? stack.router;
+  const learn =
+    stack.routerTopology && stack.router.ssh !== stack.routerTopology.ssh ? stack.router : undefined;
+  const http = o.http?.replace(/\/$/, '') ?? (o.ssh === undefined ? topology.http : undefined);
+  const is = (r: { ssh: string; http: string }) =>
+    (o.ssh === undefined || o.ssh === r.ssh) && (http === undefined || http === r.http);
+  const isLearn = learn !== undefined && o.ssh !== undefined && is(learn);
+  return {
+    ssh: o.ssh ?? topology.ssh,
+    ...(http !== undefined ? { http } : {}),
+    ours: isLearn || is(topology),
+    ...(isLearn ? { learnMode: true } : {}),
+  };
 }

@@ -18,8 +18,10 @@ export interface RouterUnderTest {
   ssh?: string;
   /** Base URL of its HTTP front (HTTP checks: next slice). */
   http?: string;
-  /** True for this project's own topology-mode router (known divergences apply). */
+  /** True for this project's own router (known divergences apply). */
   ours: boolean;
+  /** This project's router in `learn` mode (seed 000): `conformance/learn-mode.ts` applies. */
+  learnMode?: boolean;
 }
 
 export interface CheckContext {

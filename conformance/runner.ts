@@ -56,7 +56,7 @@ export async function runChecks(
     for (const check of all.filter((c) => !options.only || options.only.includes(c.id))) {
       const started = Date.now();
       const verdict =
-        skipLongCase(check, stack, options) ?? (await verdictOf(check, router, () => check.run(ctx)));
+        skipLongCase(check, stack, options, router) ?? (await verdictOf(check, router, () => check.run(ctx)));
       results.push({
         id: check.id,
         title: check.title,

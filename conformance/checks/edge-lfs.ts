@@ -18,6 +18,7 @@ import { type ConformanceCheck, fail, pass, type Verdict } from '../check.js';
 import type { CheckContext, RouterUnderTest } from '../context.js';
 import type { ExecResult } from '../exec.js';
 import { ROUTED } from '../world-plan.js';
+import { where } from './journal-views.js';
 
 /** How long past the moment request 1's token is dead the hook stays (the verifier counts whole seconds). */
 const PAST_DEAD_MS = 1500;
@@ -97,23 +98,34 @@ async function holdHook(
   return dead;
 }
 
-/** The push succeeded, the object reached the owning cell, request 2 came after request 1's token died. */
-export function judgeLfsPush(entries: JournalEntry[], push: ExecResult, dead: number | undefined): Verdict {
-  const tail = push.stderr
+/**
+ * The push succeeded; the object reached the owning cell's bridge; the ref moved there (Rails'
+ * `post_receive` with the branch in its `changes`); the pack's request came after request 1's token died.
+ */
+export function judgeLfsPush(
+  entries: JournalEntry[],
+  push: ExecResult,
+  dead: number | undefined,
+  branch: string,
+): Verdict {
+  const text = push.stderr
     .split('\n')
     .filter((l) => !/^remote:\s*(=*)\s*$/.test(l) && l.trim() !== '')
     .join(' | ');
-  if (push.code !== 0) return fail(`push exited ${push.code}: ${tail || '(nothing on stderr)'}`);
+  if (push.code !== 0) return fail(`push exited ${push.code}: ${text || '(nothing on stderr)'}`);
   const uploads = entries.filter((e) => e.service === 'bridge' && /\/gitlab-lfs\/objects\//.test(e.endpoint));
   if (!uploads.some((e) => e.cell === ROUTED.cell && Number(e.status) < 300))
-    return fail(
-      `no LFS upload reached ${ROUTED.cell}'s bridge (seen: ${uploads.map((e) => `${e.cell} ${e.status}`).join(', ') || 'none'})`,
-    );
-  const pushes = receivePacks(entries);
-  const last = pushes[pushes.length - 1];
-  if (!last || last.cell !== ROUTED.cell || last.status !== 200)
-    return fail(`the pack's receive-pack request: ${last ? `${last.cell} ${last.status}` : 'none'}`);
-  if (dead !== undefined && Date.parse(last.time) < dead)
+    return fail(`no LFS upload reached ${ROUTED.cell}'s bridge (seen: ${where(uploads)})`);
+  const moved = entries.filter(
+    (e) =>
+      e.service === 'rails' &&
+      e.endpoint.endsWith('/internal/post_receive') &&
+      String(e.fields?.changes ?? '').includes(`refs/heads/${branch}`),
+  );
+  if (!moved.some((e) => e.cell === ROUTED.cell))
+    return fail(`post_receive of refs/heads/${branch} at ${where(moved)} (want ${ROUTED.cell})`);
+  const last = receivePacks(entries).at(-1);
+  if (dead !== undefined && last && Date.parse(last.time) < dead)
     return fail(
       `request 2 reached the cell ${secs(dead - Date.parse(last.time))} before request 1's Shell JWT was dead (exp + 60 s)`,
     );
@@ -141,13 +153,13 @@ async function lfsPush(ctx: CheckContext): Promise<Verdict> {
     });
   const dead = await holdHook(ctx, files, since, ttlMs, () => finished);
   const push = await pushing;
-  return judgeLfsPush(await ctx.journalSince(since), push, dead);
+  return judgeLfsPush(await ctx.journalSince(since), push, dead, branch);
 }
 
 export const S13_LFS: ConformanceCheck = {
   id: 'S13-lfs',
   title:
-    "push whose pre-push hook uploads an LFS object and outlasts request 1's Shell JWT: succeeds, the object and the pack on the owning cell",
+    "push whose pre-push hook uploads an LFS object and outlasts request 1's Shell JWT: succeeds, the object and the ref on the owning cell",
   source: 'gitlab!257493, gitlab-shell!1570 (14.57.6)',
   needs: ['ssh', 'http'],
   long: true,

@@ -92,23 +92,35 @@ describe('S13-lfs', () => {
     status,
     endpoint: 'PUT /north-group/north-project.git/gitlab-lfs/objects/ab12/262144',
   });
-  const dead = T0 + 66_000;
-  it('passes the object and the pack at the owning cell, the pack after request 1 died', () => {
-    const entries = [push(0, 50, 4, '0000'), upload('conf_north', 200), push(67_500, 200, 900, 'PACK')];
-    expect(judgeLfsPush(entries, ok, dead)).toEqual({ kind: 'pass' });
+  const moved = (cell: string): JournalEntry => ({
+    ...push(67_700, 20, 300, ''),
+    service: 'rails',
+    cell,
+    endpoint: '/api/v4/internal/post_receive',
+    fields: { changes: `${'0'.repeat(40)} ${'a'.repeat(40)} refs/heads/kit-s13-lfs-1` },
   });
-  it("fails git's error, a missing or misplaced upload, and a pack sent while the token lived", () => {
+  const dead = T0 + 66_000;
+  const B = 'kit-s13-lfs-1';
+  const good = [push(0, 50, 4, '0000'), upload('conf_north', 200), push(67_500, 200, 900, 'PACK')];
+  it('passes the object and the moved ref at the owning cell, the pack after request 1 died', () => {
+    expect(judgeLfsPush([...good, moved('conf_north')], ok, dead, B)).toEqual({ kind: 'pass' });
+  });
+  it("fails git's error, a misplaced upload or ref, and a pack sent while the token lived", () => {
     const refused = { code: 128, stdout: '', stderr: 'remote: \nremote: ERROR: Not found\nfatal: hung up\n' };
-    expect(judgeLfsPush([], refused, dead)).toEqual({
+    expect(judgeLfsPush([], refused, dead, B)).toEqual({
       kind: 'fail',
       seen: 'push exited 128: remote: ERROR: Not found | fatal: hung up',
     });
-    expect(judgeLfsPush([push(0, 50, 4, '0000'), upload('conf_legacy', 200)], ok, dead)).toEqual({
+    expect(judgeLfsPush([push(0, 50, 4, '0000'), upload('conf_legacy', 200)], ok, dead, B)).toEqual({
       kind: 'fail',
       seen: "no LFS upload reached conf_north's bridge (seen: conf_legacy 200)",
     });
+    expect(judgeLfsPush([...good, moved('conf_legacy')], ok, dead, B)).toEqual({
+      kind: 'fail',
+      seen: `post_receive of refs/heads/${B} at conf_legacy 200 (want conf_north)`,
+    });
     const early = [push(0, 50, 4, '0000'), upload('conf_north', 200), push(6000, 200, 900, 'PACK')];
-    expect(judgeLfsPush(early, ok, dead)).toMatchObject({
+    expect(judgeLfsPush([...early, moved('conf_north')], ok, dead, B)).toMatchObject({
       kind: 'fail',
       seen: expect.stringMatching(
         /^request 2 reached the cell 60\.0 s before request 1's Shell JWT was dead/,

@@ -3,7 +3,9 @@
  * edge's timeouts (a hook of twice the idle connection, a pack streaming 1.5× the idle body), so
  * the short set runs them only behind an edge scaled down far enough (every such wait ≤ 20 s, e.g.
  * `--edge cloudflare --edge-time-scale 0.1`); `--long` runs them at any scale, and `--only` naming
- * one runs it. Behind edge `none` the check itself says "not run".
+ * one runs it. Behind edge `none` the check itself says "not run". A case may name its own wait
+ * (`check.waitMs`): S13-lfs waits out the router's Shell JWT and Rails' 60 s leeway whatever the
+ * edge, so it is never in the short set.
  */
 import type { StackJson } from '../lib/contracts/stack.js';
 import { type ConformanceCheck, notRun, type Verdict } from './check.js';

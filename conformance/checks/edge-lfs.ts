@@ -112,7 +112,9 @@ export function judgeLfsPush(
     .split('\n')
     .filter((l) => !/^remote:\s*(=*)\s*$/.test(l) && l.trim() !== '')
     .join(' | ');
-  if (push.code !== 0) return fail(`push exited ${push.code}: ${text || '(nothing on stderr)'}`);
+  // null: killed by a signal (SIGPIPE writing the pack to a connection the edge had closed).
+  const how = push.code === null ? 'was killed by a signal' : `exited ${push.code}`;
+  if (push.code !== 0) return fail(`push ${how}: ${text || '(nothing on stderr)'}`);
   const uploads = entries.filter((e) => e.service === 'bridge' && /\/gitlab-lfs\/objects\//.test(e.endpoint));
   if (!uploads.some((e) => e.cell === ROUTED.cell && Number(e.status) < 300))
     return fail(`no LFS upload reached ${ROUTED.cell}'s bridge (seen: ${where(uploads)})`);

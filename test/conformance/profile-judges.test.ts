@@ -111,6 +111,11 @@ describe('S13-lfs', () => {
       kind: 'fail',
       seen: 'push exited 128: remote: ERROR: Not found | fatal: hung up',
     });
+    const closed = { code: null, stdout: '', stderr: 'remote: ERROR: Remote repository is unavailable\n' };
+    expect(judgeLfsPush([], closed, dead, B)).toEqual({
+      kind: 'fail',
+      seen: 'push was killed by a signal: remote: ERROR: Remote repository is unavailable',
+    });
     expect(judgeLfsPush([push(0, 50, 4, '0000'), upload('conf_legacy', 200)], ok, dead, B)).toEqual({
       kind: 'fail',
       seen: "no LFS upload reached conf_north's bridge (seen: conf_legacy 200)",

@@ -27,10 +27,10 @@ const LFS_BYTES = 256 * 1024;
 const ID = ['-c', 'user.name=Kit', '-c', 'user.email=kit@example.com'];
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-/** The Shell JWT TTL of the router under test: the world's own router's, else gitlab-shell's 60 s. */
+/** The Shell JWT TTL of the router under test: the world's router it is (stack.json), else gitlab-shell's 60 s. */
 export function routerJwtTtlMs(stack: StackJson, router: RouterUnderTest): number {
   const own = [stack.router, stack.routerTopology].find((r) => r?.ssh === router.ssh);
-  return (router.ours || own ? (own?.shellJwtTtlSeconds ?? SHELL_TTL_SECONDS) : SHELL_TTL_SECONDS) * 1000;
+  return (own?.shellJwtTtlSeconds ?? SHELL_TTL_SECONDS) * 1000;
 }
 
 const receivePacks = (entries: JournalEntry[]) =>

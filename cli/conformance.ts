@@ -4,6 +4,7 @@
  * else the kit starts its own world and, with no `--ssh`, tests this project's topology router.
  */
 
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CHECKS } from '../conformance/checks/index.js';
 import type { RouterUnderTest } from '../conformance/context.js';
@@ -37,6 +38,8 @@ export interface ConformanceOptions {
   edgeTimeScale?: string;
   /** Run the long edge cases whatever the edge's timeouts (`conformance/long-cases.ts`). */
   long?: boolean;
+  /** GitLab's routes snapshot for H6 (`config/routing/gitlab_routes.json`). */
+  routes?: string;
 }
 
 function choose(value: string | undefined, known: string[], flag: string, files = false): string {
@@ -69,6 +72,8 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
       `no check ${unknown.join(', ')} (this kit has: ${CHECKS.map((c) => c.id).join(', ')})`,
       'conformance',
     );
+  if (o.routes !== undefined && !existsSync(o.routes))
+    throw new UsageError(`--routes ${o.routes}: no such file`, 'conformance');
   const given = o.world === undefined ? undefined : readStackJson(o.world);
   const wanted = EDGES.includes(edge) ? edge : resolve(edge);
   if (given && o.edge !== undefined && worldEdge(given) !== wanted)
@@ -98,6 +103,7 @@ export async function conformance(o: ConformanceOptions): Promise<number> {
       profile,
       edge: worldEdge(stack),
       ...(o.long ? { long: true } : {}),
+      ...(o.routes === undefined ? {} : { routes: resolve(o.routes) }),
     });
     process.stdout.write(reportTable(report));
     if (o.json) writeReport(o.json, report);

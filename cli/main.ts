@@ -44,6 +44,7 @@ const CONFORMANCE_OPTIONS = {
   edge: { type: 'string' },
   'edge-time-scale': { type: 'string' },
   long: { type: 'boolean' },
+  routes: { type: 'string' },
 } as const;
 
 /** Which options each command takes (besides --help and --data-dir). */
@@ -53,7 +54,18 @@ const ALLOWED: Record<string, string[]> = {
   status: [],
   journal: ['follow', 'cell', 'service', 'since', 'endpoint', 'json'],
   control: [],
-  conformance: ['ssh', 'http', 'world', 'only', 'json', 'profile', 'edge', 'edge-time-scale', 'long'],
+  conformance: [
+    'ssh',
+    'http',
+    'world',
+    'only',
+    'json',
+    'profile',
+    'edge',
+    'edge-time-scale',
+    'long',
+    'routes',
+  ],
 };
 
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
@@ -108,6 +120,7 @@ async function run(command: string, flags: Flags, words: string[]): Promise<numb
         edge: str(flags.edge),
         edgeTimeScale: str(flags['edge-time-scale']),
         long: flags.long === true,
+        routes: str(flags.routes),
       });
     default:
       return control(dataDir, words);

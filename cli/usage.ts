@@ -80,7 +80,7 @@ gitaly <cell>, bridge <cell>, world; "control reset" resets every target. Exampl
   gitlab-cells-ssh control world clockSkew '{"ms":-120000}'
 ${DATA}
 `,
-  conformance: `Usage: gitlab-cells-ssh conformance [--ssh H:P] [--http URL] [--world DIR] [--only S1,S5] [--json F] [--edge E] [--long]
+  conformance: `Usage: gitlab-cells-ssh conformance [--ssh H:P] [--http URL] [--world DIR] [--only S1,S5] [--json F] [--edge E] [--long] [--routes F]
 
 Runs the conformance checks against a router and prints a table; exit 1 when a check fails.
   --ssh H:P          the SSH front of the router under test (default: the world's own topology router)
@@ -99,5 +99,7 @@ Runs the conformance checks against a router and prints a table; exit 1 when a c
   --long             run the long cases (S12, S13-long, S13-lfs) whatever they wait; without it they
                      run only when each waits at most 20 s (a scaled edge) or --only names them
                      (S13-lfs waits out a Shell JWT and Rails' 60 s leeway: never in the short set)
+  --routes F         GitLab's routes snapshot (config/routing/gitlab_routes.json) for H6: every row
+                     replayed through --http; without it H6 is not run
 `,
 };

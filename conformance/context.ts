@@ -35,6 +35,8 @@ export interface CheckContext {
   ssh(command: string, env?: Record<string, string>, input?: string): Promise<ExecResult>;
   /** `ssh://git@<router>/<path>`. */
   url(path: string): string;
+  /** GitLab's routes snapshot the user gave (`--routes`), for H6. */
+  routesSnapshot?: string;
   /** A fresh folder under the kit's scratch folder. */
   scratch(name: string): string;
   cursor(): Promise<number>;
@@ -43,7 +45,11 @@ export interface CheckContext {
   close(): void;
 }
 
-export function checkContext(stack: StackJson, router: RouterUnderTest): CheckContext {
+export function checkContext(
+  stack: StackJson,
+  router: RouterUnderTest,
+  routesSnapshot?: string,
+): CheckContext {
   const client = new ControlClient(stack.control.url, stack.control.tokenFile);
   const user = stack.users.find((u) => u.username === KIT_USER);
   if (!user?.privateKey) throw new Error(`the world has no user ${KIT_USER} with a private key`);
@@ -77,6 +83,7 @@ export function checkContext(stack: StackJson, router: RouterUnderTest): CheckCo
     ssh: (command, extra, input) =>
       exec('sh', ['-c', `${sshCmd} -p ${port} git@${host} "$0"`, command], env(extra), 60_000, input),
     url: (path) => `ssh://git@${router.ssh}/${path}`,
+    ...(routesSnapshot === undefined ? {} : { routesSnapshot }),
     scratch: (name) => join(root, `${++n}-${name}`),
     cursor: async () => (await client.targets()).lastSeq,
     journalSince: (since) => quietJournal(client, since),

@@ -37,6 +37,8 @@ export interface RunOptions {
   checks?: readonly ConformanceCheck[];
   /** Run the long edge cases whatever the edge's timeouts (`--long`; `long-cases.ts`). */
   long?: boolean;
+  /** GitLab's routes snapshot (`--routes`; H6). */
+  routes?: string;
 }
 
 export async function runChecks(
@@ -50,7 +52,7 @@ export async function runChecks(
     throw new Error(`no check ${unknown.join(', ')} (there are ${all.map((c) => c.id).join(', ')})`);
   const profile = options.profile ?? DEFAULT_TUNNEL_PROFILE;
   const expected = isTunnelProfileName(profile) ? expectedFails(profile, options.edge) : [];
-  const ctx = checkContext(stack, router);
+  const ctx = checkContext(stack, router, options.routes);
   const results: CheckResult[] = [];
   try {
     for (const check of all.filter((c) => !options.only || options.only.includes(c.id))) {

@@ -1,3 +1,4 @@
+import type { PackfileNegotiationStatistics__Output } from '../../lib/generated/gitaly/PackfileNegotiationStatistics.js';
 import { type JwtKey, signWorkhorseJwt, WORKHORSE_HEADER } from '../../lib/jwt.js';
 import type { Logger } from '../../lib/logger.js';
 import { BRIDGE_VERSION } from '../config.js';
@@ -6,8 +7,23 @@ import type { PreauthResponse } from '../preauth.js';
 /**
  * Workhorse's git audit event: when Rails' answer said `NeedAudit`, after the RPC it POSTs
  * `/api/v4/internal/shellhorse/git_audit_event` with its JWT; a non-200 answer is only logged
- * (smart-http.md §3.5).
+ * (smart-http.md §3.5). An upload-pack's event carries Gitaly's negotiation statistics as
+ * `packfile_stats`, shaped as Go's `encoding/json` writes the protobuf struct (Workhorse's
+ * `GitAuditEventRequest`): int64 fields as numbers, zero values and empty lists left out.
  */
+
+/** `PackfileNegotiationStatistics` as Workhorse's JSON has it (`omitempty` on every field). */
+export function packfileStatsJson(stats: PackfileNegotiationStatistics__Output): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ['payload_size', 'packets'] as const)
+    if (Number(stats[key] ?? 0)) out[key] = Number(stats[key]);
+  if (stats.caps?.length) out.caps = stats.caps;
+  for (const key of ['wants', 'haves', 'shallows'] as const)
+    if (Number(stats[key] ?? 0)) out[key] = Number(stats[key]);
+  if (stats.deepen) out.deepen = stats.deepen;
+  if (stats.filter) out.filter = stats.filter;
+  return out;
+}
 
 export interface AuditDeps {
   railsUrl: string;
@@ -21,6 +37,7 @@ export async function sendGitAuditEvent(
   action: 'git-upload-pack' | 'git-receive-pack',
   auth: PreauthResponse,
   correlationId: string,
+  stats?: PackfileNegotiationStatistics__Output,
 ): Promise<void> {
   if (!auth.NeedAudit) return;
   const body = {
@@ -28,6 +45,7 @@ export async function sendGitAuditEvent(
     protocol: 'http',
     gl_repository: auth.GL_REPOSITORY,
     username: auth.GL_USERNAME,
+    ...(stats ? { packfile_stats: packfileStatsJson(stats) } : {}),
     changes: '_any',
   };
   try {

@@ -223,14 +223,14 @@ export function uploadPackHandler(ctx: GitHttpContext): RouteHandler {
     // Workhorse's upload-pack body deadline: a client may not hold the call open with a slow body.
     const deadline = setTimeout(() => call.cancel(), ctx.config.uploadPackBodyTimeoutMs);
     body.once('end', () => clearTimeout(deadline));
-    const { error, spooledBytes } = await call.done;
+    const { error, spooledBytes, stats } = await call.done;
     clearTimeout(deadline);
     if (ex.clientGone) return { outcome: 'client-gone', fields: { gl_id: a.auth.GL_ID } };
     if (error && hasLimitError(error.metadata)) return out.busy(UPLOAD_PACK_BUSY, error.code);
     if (error) return out.failRpc(error.code, body);
     await new Promise<void>((resolve) => out.end(() => resolve()));
     const served = out.finishOk({ gl_id: a.auth.GL_ID, spooled_bytes: spooledBytes });
-    await sendGitAuditEvent(auditDeps(ctx, req), 'git-upload-pack', a.auth, req.correlationId);
+    await sendGitAuditEvent(auditDeps(ctx, req), 'git-upload-pack', a.auth, req.correlationId, stats);
     return served;
   };
 }

@@ -116,6 +116,16 @@ describe('NeedAudit → git_audit_event', () => {
       expect(a.jwt).toBeDefined();
       expect(a.cellStatus).toBe(200);
     }
+    // Gitaly's negotiation count, as Workhorse's Go JSON writes it (numbers, zero fields left out):
+    // a fresh clone wants the branches' commits and has nothing; protocol v2 sends no caps line.
+    const stats = audits.map((a) => a.body.packfile_stats as Record<string, unknown> | undefined);
+    const fetch = stats.find((s) => Number(s?.wants) > 0);
+    expect(fetch).toEqual({
+      payload_size: expect.any(Number),
+      packets: expect.any(Number),
+      wants: expect.any(Number),
+    });
+    expect(Number(fetch?.payload_size)).toBeGreaterThan(0);
   }, 60_000);
 
   it('a push is followed by one receive-pack audit event; Gitaly gets the client context', async () => {
@@ -131,6 +141,8 @@ describe('NeedAudit → git_audit_event', () => {
     expect(audits.map((a) => [a.body.action, a.body.protocol, a.body.username, a.cellStatus])).toEqual([
       ['git-receive-pack', 'http', 'alice', 200],
     ]);
+    // Gitaly returns no statistics for a push.
+    expect(audits[0]?.body).not.toHaveProperty('packfile_stats');
     const pushes = rpcs.filter((r) => r.endpoint.endsWith('/PostReceivePack'));
     expect(pushes.map((r) => [r.status, r.headers?.['gitaly-client-context-bin']])).toEqual([
       ['OK', '{"glBuildId":"4242","scoped-user-id":"77"}'],

@@ -9,7 +9,9 @@ import { S20 } from './edge-streaming.js';
 import { S14 } from './expired-jwt.js';
 import { H8, H9, H10, H12 } from './http-cells.js';
 import { H1, H2, H3, H5, H7 } from './http-front.js';
+import { H11 } from './http-latency.js';
 import { S13_JWT, S13_SHAPE } from './push-shape.js';
+import { H6 } from './routes-snapshot.js';
 import { S3, S3cert, S7, S18 } from './ssh-more.js';
 import { H4 } from './token-prefix.js';
 import { S11, S15, S16, S17 } from './tunnel.js';
@@ -45,9 +47,11 @@ export const CHECKS: readonly ConformanceCheck[] = [
   H3,
   H4,
   H5,
+  H6,
   H7,
   H8,
   H9,
   H10,
+  H11,
   H12,
 ];

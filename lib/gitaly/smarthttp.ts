@@ -1,7 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
 import type * as grpc from '@grpc/grpc-js';
+import type { PackfileNegotiationStatistics__Output } from '../generated/gitaly/PackfileNegotiationStatistics.js';
 import type { ProtoRepository } from '../proto.js';
-import { loadSmartHttpService, type PostReceivePackResponse } from '../proto-smarthttp.js';
+import {
+  loadSmartHttpService,
+  type PostReceivePackResponse,
+  type PostUploadPackWithSidechannelResponse,
+} from '../proto-smarthttp.js';
 import { encodeStdin, SIDECHANNEL_ID_METADATA, STDIN_FLUSH } from '../sidechannel.js';
 import type { SidechannelRegistry } from './registry.js';
 import type { UnaryMethod } from './sidechannel-call.js';
@@ -69,7 +74,13 @@ export interface UploadPackIo {
 }
 
 export interface UploadPackCall {
-  done: Promise<{ error: grpc.ServiceError | null; bytesOut: number; spooledBytes: number }>;
+  done: Promise<{
+    error: grpc.ServiceError | null;
+    bytesOut: number;
+    spooledBytes: number;
+    /** Gitaly's count of the negotiation (v16.1+), for Workhorse's audit event; absent on error. */
+    stats: PackfileNegotiationStatistics__Output | undefined;
+  }>;
   cancel(): void;
 }
 
@@ -106,15 +117,17 @@ export function postUploadPack(
   const coupled = new WriteAfterRead(io.output, abort.signal, io.spoolDir);
   let bytesOut = 0;
   let relayed: Promise<void> = Promise.resolve();
+  let stats: PackfileNegotiationStatistics__Output | undefined;
   const status = new Promise<grpc.ServiceError | null>((resolve) => {
     target.client.makeUnaryRequest(
       m.path,
       m.requestSerialize as (v: SmartHttpRequest) => Buffer,
-      m.responseDeserialize,
+      m.responseDeserialize as (b: Buffer) => PostUploadPackWithSidechannelResponse,
       request,
       metadata,
-      (err) => {
+      (err, response) => {
         waiter.close();
+        stats = response?.packfile_negotiation_statistics ?? undefined;
         resolve(err);
       },
     );
@@ -139,7 +152,7 @@ export function postUploadPack(
       await relayed;
       await coupled.release();
     }
-    return { error, bytesOut, spooledBytes: coupled.spooledBytes };
+    return { error, bytesOut, spooledBytes: coupled.spooledBytes, stats: error ? undefined : stats };
   });
   return {
     done,

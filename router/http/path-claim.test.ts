@@ -9,7 +9,19 @@ describe('claimPath', () => {
     expect(claimPath('/g/p.git/info/refs')).toBe('/g/p.git/info/refs');
   });
   it('does not classify reserved top-level words', () => {
-    for (const p of ['/api/v4/projects', '/admin/users', '/-/profile', '/users/sign_in', '//api/v4'])
+    for (const p of [
+      '/api/v4/projects',
+      '/admin/users',
+      '/-/profile',
+      '/users/sign_in',
+      '//api/v4',
+      '/groups/g/-/milestones',
+      '/projects/42',
+      '/.well-known/openid-configuration',
+      '/robots.txt',
+      '/help.json',
+      '/Admin',
+    ])
       expect(claimPath(p)).toBeUndefined();
     expect(claimPath('/apis/x')).toBe('/apis/x');
   });

@@ -8,18 +8,53 @@
  * lives on the user's cell (reference-cell.md §5.2 H5, H7, H9; gitlab!219667).
  */
 
-/** Top-level words GitLab reserves (a subset of `Gitlab::PathRegex::TOP_LEVEL_ROUTES`). */
+/**
+ * Top-level words GitLab reserves (`Gitlab::PathRegex::TOP_LEVEL_ROUTES`, lib/gitlab/path_regex.rb):
+ * no group can take these names, so a path led by one is never a namespace.
+ */
 const RESERVED = new Set([
   '-',
+  '.well-known',
+  '404.html',
+  '422.html',
+  '500.html',
+  '502.html',
+  '503.html',
+  'abuse_reports',
   'admin',
   'api',
+  'apple-touch-icon-precomposed.png',
+  'apple-touch-icon.png',
   'assets',
+  'autocomplete',
+  'ci',
   'dashboard',
+  'deploy.html',
   'explore',
+  'favicon.ico',
+  'files',
+  'groups',
+  'header_logo_dark.png',
+  'header_logo_light.png',
+  'health_check',
   'help',
+  'import',
+  'invites',
+  'jwt',
+  'koding',
+  'notification_settings',
   'oauth',
   'profile',
+  'projects',
+  'public',
+  'robots.txt',
+  's',
   'search',
+  'sent_notifications',
+  'slash-command-logo.png',
+  'snippets',
+  'u',
+  'unsubscribes',
   'uploads',
   'users',
 ]);
@@ -32,7 +67,9 @@ export function claimPath(target: string): string | undefined {
   const [path = '/', query = ''] = target.split('?', 2);
   const login = new URLSearchParams(query).get('login');
   if (/^\/users\/sign_in\/?$/.test(path) && login && /^[\w.-]+$/.test(login)) return `/${login}`;
-  const first = path.replace(/^\/+/, '').split('/')[0] ?? '';
-  if (RESERVED.has(first.toLowerCase())) return undefined;
-  return path.replace(FORMATS, '');
+  // A reserved word keeps reserved with a format suffix (`/help.json`); `robots.txt` is one whole.
+  const stripped = path.replace(FORMATS, '');
+  const first = (word: string) => word.replace(/^\/+/, '').split('/')[0]?.toLowerCase() ?? '';
+  if (RESERVED.has(first(path)) || RESERVED.has(first(stripped))) return undefined;
+  return stripped;
 }

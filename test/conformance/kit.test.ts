@@ -1,7 +1,8 @@
 /**
  * The conformance kit against both fronts of this project's topology-mode router on the kit's own
  * world (edge none): every check passes but S3, S17, H4 and H12, known divergences, and S3-cert, S12,
- * S13-long, S13-lfs and S20, not run (S12-shape, judged from the journal, runs);
+ * S13-long, S13-lfs and S20, not run (S12-shape, judged from the journal, runs), and H6, not run
+ * without a routes snapshot and passing with the kit's test snapshot;
  * a router given without the front a check needs gets "not run", never "pass"; the CLI refuses
  * profiles and edges it does not have.
  */
@@ -15,6 +16,7 @@ import { reportTable, runChecks } from '../../conformance/runner.js';
 import { KIT_TOPOLOGY } from '../../conformance/world-plan.js';
 import { startWorld, type World } from '../../fixture/index.js';
 import { run } from '../helpers/run.js';
+import { ROUTES } from './fixtures/routes.js';
 
 const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 let world: World;
@@ -31,7 +33,9 @@ afterAll(async () => {
 });
 
 describe('the conformance kit', () => {
-  it('passes every check on both fronts of our topology router but the known divergences', async () => {
+  it('passes every check on both fronts of our topology router but the known divergences', {
+    timeout: 180_000,
+  }, async () => {
     const { ssh, http } = world.stackJson.routerTopology ?? world.stackJson.router;
     const report = await runChecks(world.stackJson, { ssh, http, ours: true });
     const verdicts = Object.fromEntries(report.results.map((r) => [r.id, r.verdict.kind]));
@@ -43,6 +47,8 @@ describe('the conformance kit', () => {
       // Tokens behind an instance-wide prefix fall back to the legacy cell (README "Conformance").
       H4: 'divergence',
       H12: 'divergence',
+      // H6 needs GitLab's routes snapshot (--routes): its own test below.
+      H6: 'not-run',
       // The long edge cases need an edge with an idle timeout.
       S12: 'not-run',
       'S13-long': 'not-run',
@@ -51,6 +57,15 @@ describe('the conformance kit', () => {
       'S13-lfs': 'not-run',
     });
     expect(report.failed).toBe(0);
+  });
+
+  it("replays a routes snapshot's every row through the HTTP front (H6, --routes)", async () => {
+    const { http } = world.stackJson.routerTopology ?? world.stackJson.router;
+    const report = await runChecks(world.stackJson, { http, ours: true }, { only: ['H6'], routes: ROUTES });
+    expect(
+      report.results.map((r) => [r.id, r.verdict]),
+      reportTable(report),
+    ).toEqual([['H6', { kind: 'pass' }]]);
   });
 
   it('runs through the CLI on a given world: table, JSON report, exit 0', async () => {
@@ -96,7 +111,7 @@ describe('the conformance kit', () => {
     ]);
   });
 
-  it('refuses a profile, an edge or a check it does not have, naming what exists (exit 2)', async () => {
+  it('refuses a profile, an edge, a check or a routes file it does not have, naming what exists (exit 2)', async () => {
     const cases: Array<[string[], string]> = [
       [
         ['--profile', 'gitlab-shell-99'],
@@ -105,6 +120,10 @@ describe('the conformance kit', () => {
       [['--edge', 'envoy'], 'unknown --edge envoy (this kit has: none, nginx, haproxy, cloudflare)'],
       [['--edge', 'nginx'], `the world at ${world.dataDir} runs edge none, not nginx`],
       [['--only', 'S99'], 'no check S99 (this kit has: S1, S2, S3, S3-cert, S4'],
+      [
+        ['--routes', '/nonexistent/gitlab_routes.json'],
+        '--routes /nonexistent/gitlab_routes.json: no such file',
+      ],
     ];
     for (const [args, message] of cases) {
       const r = await run('node', [CLI, 'conformance', '--world', world.dataDir, ...args]);

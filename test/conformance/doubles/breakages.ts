@@ -7,7 +7,7 @@
  * | breakage               | fails              | how (why it is a broken router)                                                                          |
  * | ---------------------- | ------------------ | -------------------------------------------------------------------------------------------------------- |
  * | `none`                 | S3                 | our router as it is, judged as anyone's: a key session's account commands go to the user's cell          |
- * | `learn-mode`           | S1, S2, H5         | setting `routing: learn`: no route or key claims reach the Topology Service                              |
+ * | `learn-mode`           | S1, S2, H5, H6     | setting `routing: learn`: no route or key claims reach the Topology Service                              |
  * | `wrong-default-cell`   | S5, S7, H7, H8, H9 | setting `cells`: `legacy` marks conf_north, so every fallback goes to the wrong default cell             |
  * | `retry-final-codes`    | S5                 | TS leg: NOT_FOUND / PERMISSION_DENIED / INVALID_ARGUMENT asked twice more (three Classify calls)         |
  * | `transient-as-final`   | S6                 | TS leg: UNAVAILABLE taken for final (the router gets NOT_FOUND): no retry                                |
@@ -29,6 +29,7 @@
  * | `no-cookie-rule`       | H2                 | setting `rulesFile`: no `_gitlab_session` rule                                                           |
  * | `no-runner-token-rule` | H3                 | setting `rulesFile`: no `runner-token` rule                                                              |
  * | `stamp-cell-header`    | H12                | cell leg: every HTTP answer carries `X-Gitlab-Cell-Name`                                                 |
+ * | `slow-first-byte`      | H11                | cell leg: every answer of the HTTP front held 2 s before its first byte                                  |
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -76,7 +77,7 @@ const onRequest = (f: NonNullable<CellLegHooks['request']>) => (): CellLegHooks 
 export const BREAKAGES: Record<string, Breakage> = {
   none: { fails: ['S3'] },
   'learn-mode': {
-    fails: ['S1', 'S2', 'H5'],
+    fails: ['S1', 'S2', 'H5', 'H6'],
     settings: (_ctx, base) => {
       const { topologyServiceAddress, topologyServiceUrl, cellEndpointScheme, cellEndpointPort, ...rest } =
         base;
@@ -227,6 +228,12 @@ export const BREAKAGES: Record<string, Breakage> = {
       answerHeaders: (req, headers) => {
         if (!req.path.startsWith('/api/v4/internal/')) headers['x-gitlab-cell-name'] = req.cell;
       },
+    }),
+  },
+  'slow-first-byte': {
+    fails: ['H11'],
+    cell: () => ({
+      holdAnswerMs: (req) => (req.path.startsWith('/api/v4/internal/') || TUNNEL.test(req.path) ? 0 : 2000),
     }),
   },
 };

@@ -3,8 +3,8 @@
  * per cell, on the cell's own loopback address and one port shared by every cell (the router's
  * `cellEndpointPort`), forwarding each request to the cell's real front door (`shellEndpoint`) and
  * streaming both ways. A breakage's hooks (`breakages.ts`) change what the router sends (another
- * cell, a header gone, a re-signed JWT), follow a 3xx as a broken router would, or change what it
- * passes back. With no hooks it is a plain relay: the router behaves as without it.
+ * cell, a header gone, a re-signed JWT), follow a 3xx as a broken router would, or change or hold
+ * what it passes back. With no hooks it is a plain relay: the router behaves as without it.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +37,8 @@ export interface CellLegHooks {
   replaces?(req: LegRequest, status: number): boolean;
   /** Changes the answer's headers before they are relayed. */
   answerHeaders?(req: LegRequest, headers: http.OutgoingHttpHeaders): void;
+  /** Milliseconds to hold the answer (headers and body) before relaying it; 0 or undefined: none. */
+  holdAnswerMs?(req: LegRequest): number;
 }
 
 export interface CellLeg {
@@ -129,6 +131,8 @@ class Relay {
         return;
       }
     }
+    const hold = this.hooks.holdAnswerMs?.(req) ?? 0;
+    if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
     const headers = withoutHop(answer.headers);
     this.hooks.answerHeaders?.(req, headers);
     res.writeHead(status, headers);

@@ -96,8 +96,9 @@ Runs the conformance checks against a router and prints a table; exit 1 when a c
                      edge file; the kit's own world starts with it; with --world, the world's own edge
                      (stack.json) is used and must match when given
   --edge-time-scale X  the edge's times multiplied by X in the kit's own world (default 1)
-  --long             run the long edge cases (S12, S13-long) whatever the edge's timeouts; without
-                     it they run only when each waits at most 20 s (a scaled edge) or --only names them
+  --long             run the long cases (S12, S13-long, S13-lfs) whatever they wait; without it they
+                     run only when each waits at most 20 s (a scaled edge) or --only names them
+                     (S13-lfs waits out a Shell JWT and Rails' 60 s leeway: never in the short set)
   --routes F         GitLab's routes snapshot (config/routing/gitlab_routes.json) for H6: every row
                      replayed through --http; without it H6 is not run
 `,

@@ -3,7 +3,8 @@
  * gitlab-shell file or MR it comes from, what the router must be given (`needs`), and `run(ctx)`,
  * which programs the world, drives the router under test and judges from the world's journal.
  */
-import type { CheckContext } from './context.js';
+import type { StackJson } from '../lib/contracts/stack.js';
+import type { CheckContext, RouterUnderTest } from './context.js';
 
 /** What a router under test is reached by: its SSH front, its HTTP front. */
 export type Need = 'ssh' | 'http';
@@ -27,6 +28,11 @@ export interface ConformanceCheck {
    * when they are short (a scaled edge), with `--long`, or when `--only` names it.
    */
   long?: boolean;
+  /**
+   * A long case's own longest wait against this router (default: the edge's, `longCaseWaitMs`), e.g.
+   * S13-lfs waits out the router's Shell JWT TTL whatever the edge.
+   */
+  waitMs?(stack: StackJson, router: RouterUnderTest): number;
   run(ctx: CheckContext): Promise<Verdict>;
 }
 

@@ -61,7 +61,7 @@ export async function runChecks(
       const verdict = learnModeDivergence(
         check.id,
         router,
-        skipLongCase(check, stack, options) ?? (await verdictOf(check, router, () => check.run(ctx))),
+        skipLongCase(check, stack, options, router) ?? (await verdictOf(check, router, () => check.run(ctx))),
       );
       results.push({
         id: check.id,

@@ -26,10 +26,16 @@ function signHs256(key: JwtKey, claims: Record<string, string | number>): string
   return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
 }
 
-export async function signShellJwt(key: JwtKey, glId?: string, now = signingNowSeconds()): Promise<string> {
+/** A Shell JWT valid `ttlSeconds` from `now` (gitlab-shell's 60 s unless a router sets `shellJwtTtlSeconds`). */
+export async function signShellJwt(
+  key: JwtKey,
+  glId?: string,
+  now = signingNowSeconds(),
+  ttlSeconds = SHELL_TTL_SECONDS,
+): Promise<string> {
   const claims: Record<string, string | number> = {};
   if (glId) claims.gl_id = glId;
-  return signHs256(key, { ...claims, iss: SHELL_ISSUER, iat: now, exp: now + SHELL_TTL_SECONDS });
+  return signHs256(key, { ...claims, iss: SHELL_ISSUER, iat: now, exp: now + ttlSeconds });
 }
 
 export async function signWorkhorseJwt(key: JwtKey, now = signingNowSeconds()): Promise<string> {

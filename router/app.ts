@@ -64,6 +64,7 @@ export async function buildRouter(config: Readonly<RouterConfig>, deps: RouterDe
       metrics,
       primaries,
       tunnelProfile: config.tunnelProfile,
+      shellJwtTtlSeconds: config.shellJwtTtlSeconds,
       account: { patAllowedScopes: config.patAllowedScopes },
     },
     log.child({ component: 'ssh' }),

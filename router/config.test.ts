@@ -158,3 +158,18 @@ describe('tunnelProfile setting', () => {
     );
   });
 });
+
+describe('shellJwtTtlSeconds setting', () => {
+  it("defaults to gitlab-shell's 60 s and takes a shorter one from the file or the environment", () => {
+    expect(load(minimal).shellJwtTtlSeconds).toBe(60);
+    expect(load(minimal, { ROUTER_SHELL_JWT_TTL_SECONDS: '5' }).shellJwtTtlSeconds).toBe(5);
+    expect(load({ ...minimal, shellJwtTtlSeconds: 2 }).shellJwtTtlSeconds).toBe(2);
+  });
+
+  it('rejects 0, fractions and more than an hour', () => {
+    for (const bad of ['0', '1.5', '3601', 'soon'])
+      expect(() => load(minimal, { ROUTER_SHELL_JWT_TTL_SECONDS: bad })).toThrow(
+        /shellJwtTtlSeconds \(ROUTER_SHELL_JWT_TTL_SECONDS\)/,
+      );
+  });
+});

@@ -16,6 +16,7 @@ import {
   TUNNEL_PROFILE_NAMES,
   type TunnelProfileName,
 } from '../lib/contracts/tunnel-profile.js';
+import { SHELL_TTL_SECONDS } from '../lib/jwt-sign.js';
 import {
   cellProtocol,
   cellsValidator,
@@ -125,6 +126,12 @@ export interface RouterConfig {
    * (`lib/contracts/tunnel-profile.ts`): default the newest, `gitlab-shell-14.57.6`.
    */
   tunnelProfile: TunnelProfileName;
+  /**
+   * Seconds each tunnel request's Shell JWT (`ssh-upload-pack`, `ssh-receive-pack`) is valid, its
+   * `exp - iat`: gitlab-shell's 60 by default; a world may shorten it so a case of an expiring token
+   * takes seconds (the conformance kit's S13-lfs). 1–3600.
+   */
+  shellJwtTtlSeconds: number;
 }
 
 export const routerSchema: Schema<RouterConfig> = {
@@ -182,6 +189,7 @@ export const routerSchema: Schema<RouterConfig> = {
   },
   topologyTimeoutMs: { validate: int(1), default: 5000 },
   tunnelProfile: { validate: oneOf(...TUNNEL_PROFILE_NAMES), default: DEFAULT_TUNNEL_PROFILE },
+  shellJwtTtlSeconds: { validate: int(1, 3600), default: SHELL_TTL_SECONDS },
 };
 
 /** The host key files, `hostKeyFiles` then `hostKeyFile`, each once. */

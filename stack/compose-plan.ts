@@ -66,6 +66,7 @@ export function composeRouterTopology(world: World, paths: StackPaths): ComposeS
       },
       logLevel: 'info',
       tunnelProfile: world.routers.tunnelProfile,
+      shellJwtTtlSeconds: world.routers.shellJwtTtlSeconds,
     }),
   };
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_TUNNEL_PROFILE, type TunnelProfileName } from '../lib/contracts/tunnel-profile.js';
+import { SHELL_TTL_SECONDS } from '../lib/jwt-sign.js';
 import type { StackPaths } from './layout.js';
 
 /**
@@ -27,6 +28,8 @@ export interface RouterPlan {
   logLevel: string;
   /** The topology file's `routers.tunnelProfile` (or `--tunnel-profile`); the default is left unwritten. */
   tunnelProfile?: TunnelProfileName;
+  /** The topology file's `routers.shellJwtTtlSeconds`; gitlab-shell's 60 s is left unwritten. */
+  shellJwtTtlSeconds?: number;
 }
 
 export function routerConfig(paths: StackPaths, plan: RouterPlan): Record<string, unknown> {
@@ -53,5 +56,8 @@ export function routerConfig(paths: StackPaths, plan: RouterPlan): Record<string
     ...(plan.tunnelProfile === undefined || plan.tunnelProfile === DEFAULT_TUNNEL_PROFILE
       ? {}
       : { tunnelProfile: plan.tunnelProfile }),
+    ...(plan.shellJwtTtlSeconds === undefined || plan.shellJwtTtlSeconds === SHELL_TTL_SECONDS
+      ? {}
+      : { shellJwtTtlSeconds: plan.shellJwtTtlSeconds }),
   };
 }

@@ -182,6 +182,7 @@ function planRouter(plan: Plan): PlannedService {
       ),
       logLevel: plan.logLevel,
       tunnelProfile: plan.world.routers.tunnelProfile,
+      shellJwtTtlSeconds: plan.world.routers.shellJwtTtlSeconds,
     }),
   };
 }
@@ -216,7 +217,12 @@ export function stackJson(
   return {
     version: 1,
     topologyFile: world.file,
-    router: { ssh: router.ssh, http: router.http, tunnelProfile: world.routers.tunnelProfile },
+    router: {
+      ssh: router.ssh,
+      http: router.http,
+      tunnelProfile: world.routers.tunnelProfile,
+      shellJwtTtlSeconds: world.routers.shellJwtTtlSeconds,
+    },
     cells: world.cells.map((c) => ({
       id: c.id,
       name: c.name,
@@ -247,7 +253,7 @@ export function stackJson(
     routerMetrics: router.metrics,
     knownHosts: `${paths.root}/known_hosts`,
     edge,
-    ...topologyStackJson(ports, world.routers.topology, world.routers.tunnelProfile),
+    ...topologyStackJson(ports, world.routers),
     geo: topology.geoSites ? geoStackJson(world, paths, ports) : [],
   };
 }

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { GitalyConcurrencyLimit, TopologyFile, TopologyRole } from '../lib/contracts/topology-file.js';
 import { DEFAULT_TUNNEL_PROFILE, type TunnelProfileName } from '../lib/contracts/tunnel-profile.js';
+import { SHELL_TTL_SECONDS } from '../lib/jwt-sign.js';
 import {
   AccessLevel,
   type FixedRoute,
@@ -61,7 +62,12 @@ export interface World {
   members: TopologyMember[];
   fixedRoutes: FixedRoute[];
   seed000Routing: boolean;
-  routers: { learn: boolean; topology: boolean; tunnelProfile: TunnelProfileName };
+  routers: {
+    learn: boolean;
+    topology: boolean;
+    tunnelProfile: TunnelProfileName;
+    shellJwtTtlSeconds: number;
+  };
   /** Cells that get a Geo secondary site. */
   geo: string[];
   /** The file's `edge`: a kind, or the absolute path of an edge file; undefined when it names none. */
@@ -185,6 +191,7 @@ export function resolveTopologyFile(file: TopologyFile, path: string, dir: strin
       learn: file.routers?.learn ?? seed000Routing,
       topology: file.routers?.topology ?? true,
       tunnelProfile: file.routers?.tunnelProfile ?? DEFAULT_TUNNEL_PROFILE,
+      shellJwtTtlSeconds: file.routers?.shellJwtTtlSeconds ?? SHELL_TTL_SECONDS,
     },
     geo: (file.geo ?? []).map((g) => g.cell),
     edge: file.edge === undefined || !/[./]/.test(file.edge) ? file.edge : resolve(dir, file.edge),

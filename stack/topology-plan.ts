@@ -1,5 +1,4 @@
 import type { StackJson } from '../lib/contracts/stack.js';
-import type { TunnelProfileName } from '../lib/contracts/tunnel-profile.js';
 import { HOST, type StackCell, type StackPaths, type StackPorts } from './layout.js';
 import { type RouterCell, routerConfig } from './router-plan.js';
 import type { PlannedService } from './stack-config.js';
@@ -105,6 +104,7 @@ export function planRouterTopology(
       topologyService: { ...topologyServiceAddresses(ports), cellEndpointPort: ports.shell },
       logLevel,
       tunnelProfile: world.routers.tunnelProfile,
+      shellJwtTtlSeconds: world.routers.shellJwtTtlSeconds,
     }),
   };
 }
@@ -117,17 +117,17 @@ export function bridgeShellListen(ports: StackPorts, cell: Pick<StackCell, 'id'>
 /** What stack.json adds for this half (`lib/contracts/stack.ts`); the router only when started. */
 export function topologyStackJson(
   ports: StackPorts,
-  router: boolean,
-  tunnelProfile: TunnelProfileName,
+  routers: Pick<World['routers'], 'topology' | 'tunnelProfile' | 'shellJwtTtlSeconds'>,
 ): Pick<StackJson, 'topologyService' | 'routerTopology' | 'routerTopologyMetrics'> {
   return {
     topologyService: topologyServiceAddresses(ports),
-    ...(router
+    ...(routers.topology
       ? {
           routerTopology: {
             ssh: `${HOST}:${ports.routerTopologySsh}`,
             http: `http://${HOST}:${ports.routerTopologyHttp}`,
-            tunnelProfile,
+            tunnelProfile: routers.tunnelProfile,
+            shellJwtTtlSeconds: routers.shellJwtTtlSeconds,
           },
           routerTopologyMetrics: `http://${HOST}:${ports.routerTopologyMetrics}/metrics`,
         }

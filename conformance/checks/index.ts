@@ -3,6 +3,7 @@ import type { ConformanceCheck } from '../check.js';
 import { S2, S4, S8 } from './addresses.js';
 import { S9, S10, S19 } from './cell-answers.js';
 import { S1, S5, S6 } from './classify.js';
+import { S13_LFS } from './edge-lfs.js';
 import { S12, S12_SHAPE, S13_LONG } from './edge-long.js';
 import { S20 } from './edge-streaming.js';
 import { S14 } from './expired-jwt.js';
@@ -33,6 +34,7 @@ export const CHECKS: readonly ConformanceCheck[] = [
   S13_SHAPE,
   S13_JWT,
   S13_LONG,
+  S13_LFS,
   S14,
   S15,
   S16,

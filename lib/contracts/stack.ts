@@ -11,6 +11,11 @@ export interface StackRouter {
   http: string;
   /** `tunnelProfile` of the router (README "Conformance"); absent in stack.json files of older worlds. */
   tunnelProfile?: TunnelProfileName;
+  /**
+   * `shellJwtTtlSeconds` of the router: how long each tunnel request's Shell JWT is valid (the
+   * conformance kit's S13-lfs waits it out); absent in stack.json files of older worlds.
+   */
+  shellJwtTtlSeconds?: number;
 }
 
 export interface StackJson {

@@ -187,6 +187,15 @@ export interface TopologyFileRouters {
    * (README "Conformance"). Default `gitlab-shell-14.57.6`; `up --tunnel-profile` overrides it.
    */
   tunnelProfile?: TunnelProfileName;
+  /**
+   * Seconds each tunnel request's Shell JWT of every router of the world is valid (router setting
+   * `shellJwtTtlSeconds`). Default 60, gitlab-shell's; the conformance kit's world uses 5 so its
+   * S13-lfs case outlasts a token in seconds (README "Conformance").
+   * @minimum 1
+   * @maximum 3600
+   * @asType integer
+   */
+  shellJwtTtlSeconds?: number;
 }
 
 /** A Geo secondary site of a cell. */

@@ -125,3 +125,27 @@ describe('tunnel profiles: push', () => {
     expect(requests.every((r) => r.glId === 'user-2')).toBe(true);
   });
 });
+
+describe('setting shellJwtTtlSeconds', () => {
+  const claims = (jwt: string | string[] | undefined) =>
+    JSON.parse(Buffer.from(String(jwt).split('.')[1] ?? '', 'base64url').toString()) as {
+      iat: number;
+      exp: number;
+    };
+
+  it("signs every tunnel request's Shell JWT for that many seconds (default 60)", async () => {
+    const short = await startTestStack({ shellJwtTtlSeconds: 5 });
+    try {
+      await short.addProject(PROJECT, 'cell_eu0', { 'README.md': 'ttl\n' });
+      const requests = [await cloneV0(short), ...(await push(short, 0))];
+      expect(requests.map((r) => claims(r.headers[SHELL_HEADER])).map((c) => c.exp - c.iat)).toEqual([
+        5, 5, 5,
+      ]);
+    } finally {
+      await short.close();
+    }
+    const [usual] = await push(await stackFor('gitlab-shell-14.57.6'), 0);
+    const c = claims(usual?.headers[SHELL_HEADER]);
+    expect(c.exp - c.iat).toBe(60);
+  });
+});

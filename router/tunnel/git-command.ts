@@ -34,6 +34,8 @@ export interface GitCommandDeps {
   primaries: PrimaryClients;
   /** The gitlab-shell release whose request shapes the tunnel emits (default the newest). */
   tunnelProfile?: TunnelProfileName;
+  /** How long each tunnel request's Shell JWT is valid (router setting `shellJwtTtlSeconds`; default 60 s). */
+  shellJwtTtlSeconds?: number;
 }
 
 /** The session's plain streams: the client's stdin, and its stdout and stderr. */
@@ -102,7 +104,7 @@ export async function runGitCommand(
         requestId: ctx.requestId,
         signal: ctx.signal,
       };
-      const shape = tunnelShape(deps.tunnelProfile, deps.jwtKey, access.glId);
+      const shape = tunnelShape(deps.tunnelProfile, deps.jwtKey, access.glId, deps.shellJwtTtlSeconds);
       const tunnel = new Tunnel(deps, ctx, target, shape, log);
       if (service === 'git-receive-pack' && shape.twoRequestPush) return await tunnel.receivePack();
       return await tunnel.streaming(ENDPOINTS[service], service === 'git-upload-pack');

@@ -8,7 +8,7 @@ import {
   TUNNEL_PROFILES,
   type TunnelProfileName,
 } from '../../lib/contracts/tunnel-profile.js';
-import { type JwtKey, signShellJwt } from '../../lib/jwt.js';
+import { type JwtKey, SHELL_TTL_SECONDS, signShellJwt } from '../../lib/jwt.js';
 import { type InputFilter, passthrough, UploadPackFilter } from './input.js';
 
 export interface TunnelShape {
@@ -23,12 +23,14 @@ export interface TunnelShape {
 /**
  * The shape of one git command's tunnel. `per-command` JWTs are signed at the command's first
  * tunnel request and reused (so a second push request can carry an expired one, as before
- * gitlab-shell!1570); `per-request` signs a fresh 60 s token for each.
+ * gitlab-shell!1570); `per-request` signs a fresh token for each. Each is valid `ttlSeconds` (router
+ * setting `shellJwtTtlSeconds`, gitlab-shell's 60 s by default).
  */
 export function tunnelShape(
   profileName: TunnelProfileName | undefined,
   key: JwtKey,
   glId: string | undefined,
+  ttlSeconds = SHELL_TTL_SECONDS,
 ): TunnelShape {
   const profile = TUNNEL_PROFILES[profileName ?? DEFAULT_TUNNEL_PROFILE];
   let once: Promise<string> | undefined;
@@ -37,8 +39,8 @@ export function tunnelShape(
       profile.uploadPackBody === 'closed-after-negotiation' ? new UploadPackFilter() : passthrough,
     twoRequestPush: profile.push === 'two-requests',
     shellJwt: () => {
-      if (profile.jwt === 'per-request') return signShellJwt(key, glId);
-      once ??= signShellJwt(key, glId);
+      if (profile.jwt === 'per-request') return signShellJwt(key, glId, undefined, ttlSeconds);
+      once ??= signShellJwt(key, glId, undefined, ttlSeconds);
       return once;
     },
   };

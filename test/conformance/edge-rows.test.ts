@@ -7,20 +7,22 @@
 import { describe, expect, it } from 'vitest';
 import type { ConformanceCheck } from '../../conformance/check.js';
 import { slowClonePlan } from '../../conformance/checks/edge-long.js';
+import { CHECKS } from '../../conformance/checks/index.js';
 import { skipLongCase } from '../../conformance/long-cases.js';
 import { expectedFails } from '../../conformance/profiles.js';
 import type { StackJson } from '../../lib/contracts/stack.js';
 
 describe('expected FAILs per edge', () => {
   it.each([
-    ['gitlab-shell-14.56', 'cloudflare', ['S12-shape', 'S12', 'S13-shape', 'S13-long']],
-    ['gitlab-shell-14.57.2', 'cloudflare', ['S12-shape', 'S12', 'S13-shape', 'S13-long']],
-    ['gitlab-shell-14.57.3', 'cloudflare', ['S13-shape', 'S13-long']],
-    ['gitlab-shell-14.57.4', 'cloudflare', ['S13-jwt']],
+    ['gitlab-shell-14.56', 'cloudflare', ['S12-shape', 'S12', 'S13-shape', 'S13-long', 'S13-lfs']],
+    ['gitlab-shell-14.57.2', 'cloudflare', ['S12-shape', 'S12', 'S13-shape', 'S13-long', 'S13-lfs']],
+    ['gitlab-shell-14.57.3', 'cloudflare', ['S13-shape', 'S13-long', 'S13-lfs']],
+    ['gitlab-shell-14.57.4', 'cloudflare', ['S13-jwt', 'S13-lfs']],
+    ['gitlab-shell-14.57.4', 'none', ['S13-jwt', 'S13-lfs']],
     ['gitlab-shell-14.57.6', 'cloudflare', []],
     ['gitlab-shell-14.56', 'none', ['S12-shape', 'S13-shape']],
     ['gitlab-shell-14.57.3', 'none', ['S13-shape']],
-    ['gitlab-shell-14.56', 'haproxy', ['S12-shape', 'S13-shape', 'S13-long']],
+    ['gitlab-shell-14.56', 'haproxy', ['S12-shape', 'S13-shape', 'S13-long', 'S13-lfs']],
     ['gitlab-shell-14.57.2', '/some/edge.json', ['S12-shape', 'S13-shape']],
   ] as const)('%s behind %s: %j', (profile, edge, want) => {
     expect([...expectedFails(profile, edge)].sort()).toEqual([...want].sort());
@@ -44,6 +46,19 @@ describe('when a long case runs', () => {
       kind: 'not-run',
       why: expect.stringMatching(/waits 90 s \(run with --long, --only S13-long/),
     });
+  });
+
+  it("S13-lfs waits out the router's Shell JWT TTL and Rails' leeway whatever the edge: never in the short set", () => {
+    const lfs = CHECKS.find((c) => c.id === 'S13-lfs') as ConformanceCheck;
+    const ours = { ssh: '127.0.0.1:1', ours: true };
+    const world = { ...stackBehind(1500, 6000), router: { ...ours, http: 'x', shellJwtTtlSeconds: 5 } };
+    expect(lfs.waitMs?.(world as StackJson, ours)).toBe(66_500);
+    expect(lfs.waitMs?.(world as StackJson, { ssh: '10.0.0.1:22', ours: false })).toBe(121_500);
+    expect(skipLongCase(lfs, world as StackJson, {}, ours)).toEqual({
+      kind: 'not-run',
+      why: 'a long case: against this router it waits 67 s (run with --long or --only S13-lfs)',
+    });
+    expect(skipLongCase(lfs, world as StackJson, { only: ['S13-lfs'] }, ours)).toBeUndefined();
   });
 
   it("S12's pack outlasts the edge's idle body at the reader's rate, plus what the pipes hold", () => {

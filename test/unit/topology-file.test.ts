@@ -106,6 +106,16 @@ describe('topology file: structure (schema)', () => {
     );
   });
 
+  it("checks the routers' Shell JWT TTL: whole seconds, 1 to 3600", () => {
+    for (const [ttl, message] of [
+      [0, 'routers.shellJwtTtlSeconds: must be >= 1'],
+      [2.5, 'routers.shellJwtTtlSeconds: must be integer'],
+      [3601, 'routers.shellJwtTtlSeconds: must be <= 3600'],
+    ] as const)
+      expect(problems((f) => Object.assign(f, { routers: { shellJwtTtlSeconds: ttl } }))).toEqual([message]);
+    expect(problems((f) => Object.assign(f, { routers: { shellJwtTtlSeconds: 5 } }))).toEqual([]);
+  });
+
   it('names the root when the file is not an object', () => {
     expect(topologyFileProblems([], dir)).toEqual(['root: must be object']);
   });
@@ -298,7 +308,12 @@ describe('topology file: resolution and conversion', () => {
     expect(w.users[0]).toMatchObject({ id: 1, name: 'zoe', admin: false, password: 'zoe-password' });
     expect(w.members).toEqual([{ user: 'zoe', namespace: 'team', accessLevel: 30 }]);
     expect(w.fixedRoutes.map((r) => r.cell)).toEqual(['alpha', 'alpha', 'alpha', 'alpha', 'alpha']);
-    expect(w.routers).toEqual({ learn: false, topology: true, tunnelProfile: 'gitlab-shell-14.57.6' });
+    expect(w.routers).toEqual({
+      learn: false,
+      topology: true,
+      tunnelProfile: 'gitlab-shell-14.57.6',
+      shellJwtTtlSeconds: 60,
+    });
     expect(w.seed000Routing).toBe(false);
   });
 
@@ -343,7 +358,12 @@ describe('topology file: resolution and conversion', () => {
       '6:john.doe',
     ]);
     expect(demo.namespaces.map((n) => n.id)).toEqual([1, 2, 3, 4, 10, 11, 12, 13, 14, 15]);
-    expect(demo.routers).toEqual({ learn: true, topology: true, tunnelProfile: 'gitlab-shell-14.57.6' });
+    expect(demo.routers).toEqual({
+      learn: true,
+      topology: true,
+      tunnelProfile: 'gitlab-shell-14.57.6',
+      shellJwtTtlSeconds: 60,
+    });
     expect(demo.seed000Routing).toBe(true);
     expect(demo.geo).toEqual(['cell_us0']);
   });

@@ -6,7 +6,7 @@ import type { BenchResults } from './results.js';
 
 const GIB = 1024 ** 3;
 
-/** Process ids of the CPU counters (bench/main.ts, openssh.ts), in table order. */
+/** Process ids of the CPU counters (contenders.ts, openssh.ts, nginx.ts), in table order. */
 export const PROCESS_LABELS: Record<string, string> = {
   sshd: 'sshd (own: listener, connection processes, forced-command shell)',
   'sshd-git': 'git under sshd (upload-pack, pack-objects)',

@@ -1,7 +1,8 @@
 import type { GitContenderId } from './git-workloads.js';
 import { okValue } from './outcome.js';
-import { fmt, mib, ratiosOf, times } from './report.js';
+import { fmt, mib, times } from './report-format.js';
 import { freshStackTargets } from './report-fresh-stacks.js';
+import { ratiosOf } from './report-ratios.js';
 import { scaleOutTargets } from './report-scale-out.js';
 import type { BenchResults, Ratio, Target } from './results.js';
 

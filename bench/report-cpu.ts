@@ -1,5 +1,5 @@
-import { CONTENDER_LABELS, type GitContenderId } from './git-workloads.js';
-import { okValue } from './outcome.js';
+import { CONTENDER_LABELS, type GitContenderId, type LargeCloneResult } from './git-workloads.js';
+import { type Outcome, okValue } from './outcome.js';
 import type { BenchResults } from './results.js';
 
 /** Server CPU of the large clone by process, git's own processes apart from the service that ran them. */
@@ -24,7 +24,12 @@ const SERVERS: readonly GitContenderId[] = ['openssh', 'cells', 'nginx', 'cells-
 
 /** Mean CPU seconds per large clone of each server process of a contender. */
 export function largeCloneCpu(r: BenchResults, id: GitContenderId): Record<string, number> | undefined {
-  const v = okValue(r.largeClone?.[id]);
+  return meanCpu(r.largeClone?.[id]);
+}
+
+/** Mean CPU seconds per clone of each server process of repeated clones. */
+export function meanCpu(o: Outcome<LargeCloneResult> | undefined): Record<string, number> | undefined {
+  const v = okValue(o);
   if (!v || v.cpu.length === 0) return undefined;
   const out: Record<string, number> = {};
   for (const use of v.cpu) {

@@ -1,8 +1,14 @@
-import { CONTENDER_LABELS, GIT_CONTENDERS, type GitContenderId } from './git-workloads.js';
+import {
+  CONTENDER_LABELS,
+  GIT_CONTENDERS,
+  type GitContenderId,
+  type LargeCloneResult,
+} from './git-workloads.js';
 import { type Outcome, okValue } from './outcome.js';
 import { cell, fmt, type MarkdownLines, millis, seconds, size, times } from './report-format.js';
-import { machineCpu } from './report-values.js';
+import { defaultCipher, machineCpu } from './report-values.js';
 import type { BenchResults } from './results.js';
+import { AES_GCM } from './ssh-ciphers.js';
 import { ratio } from './stats.js';
 
 /** The report's git table: every git contender by workload, with the cells path's ratios. */
@@ -30,21 +36,42 @@ function gitRowOf(md: MarkdownLines): GitRow {
   };
 }
 
-/** The large and the realistic-history clones: wall time and machine CPU per clone. */
-function cloneRows(r: BenchResults, gitRow: GitRow): void {
+/** OpenSSH and the cells path with `-c aes128-gcm@openssh.com`: their columns and cells / OpenSSH. */
+function aesGcmRows(r: BenchResults, md: MarkdownLines): void {
+  const gcm = r.largeCloneAesGcm;
+  if (!gcm) return;
+  const of = (id: GitContenderId) => (id === 'openssh' || id === 'cells' ? gcm[id] : undefined);
+  const gcmRow = (label: string, pick: (o: Outcome<LargeCloneResult> | undefined) => number | undefined) => {
+    const values = GIT_CONTENDERS.map((id) =>
+      id === 'openssh' || id === 'cells' ? cell(of(id), () => seconds(pick(of(id)))) : '',
+    );
+    md.row([label, ...values, times(ratio(pick(gcm.cells), pick(gcm.openssh))), '', '']);
+  };
+  const runs = r.settings.largeCloneRuns;
+  gcmRow(
+    `Large clone (SSH AES-GCM: \`-c ${AES_GCM}\`), wall time (median of ${runs})`,
+    (o) => okValue(o)?.medianMs,
+  );
+  gcmRow('Large clone (SSH AES-GCM), machine CPU per clone', (o) => (machineCpu(o) ?? Number.NaN) * 1000);
+}
+
+/** The large clone (then with AES-GCM) and the realistic-history clone: wall time and machine CPU per clone. */
+function cloneRows(r: BenchResults, md: MarkdownLines, gitRow: GitRow): void {
   const h = r.repos.history;
+  const cipher = defaultCipher(r);
   const clones = [
-    ['Large clone', r.largeClone],
+    [`Large clone${cipher ? ` (SSH ${cipher})` : ''}`, r.largeClone],
     [
       `Realistic-history clone (${h ? `${h.commits} commits, ${size(h.packBytes)}` : 'not generated'})`,
       r.historyClone,
     ],
   ] as const;
-  for (const [label, results] of clones) {
+  for (const [i, [label, results]] of clones.entries()) {
     const of = (id: GitContenderId) => results?.[id];
     const runs = r.settings.largeCloneRuns;
     gitRow(`${label}, wall time (median of ${runs})`, (id) => okValue(of(id))?.medianMs, seconds, of);
     gitRow(`${label}, machine CPU per clone`, (id) => (machineCpu(of(id)) ?? Number.NaN) * 1000, seconds, of);
+    if (i === 0) aesGcmRows(r, md);
   }
 }
 
@@ -98,7 +125,7 @@ export function renderGitTable(r: BenchResults, md: MarkdownLines): void {
     'cells HTTP / nginx',
   ]);
   const gitRow = gitRowOf(md);
-  cloneRows(r, gitRow);
+  cloneRows(r, md, gitRow);
   smallCloneRows(r, gitRow);
   const pu = (id: GitContenderId) => r.push?.[id];
   gitRow(

@@ -1,8 +1,9 @@
 import { okValue } from './outcome.js';
-import { largeCloneCpu } from './report-cpu.js';
+import { largeCloneCpu, meanCpu } from './report-cpu.js';
 import {
   bridgeAndGitalyCpu,
   concurrentP99,
+  defaultCipherSuffix,
   historyMedian,
   largeMedian,
   machineCpu,
@@ -11,6 +12,7 @@ import {
   tput,
 } from './report-values.js';
 import type { BenchResults, ThroughputId } from './results.js';
+import type { AesGcmId } from './ssh-ciphers.js';
 import { ratio } from './stats.js';
 
 /** The ratios of a run, by key (their names are what the report prints), in the report's order. */
@@ -19,14 +21,25 @@ type Entries = Record<string, [string, number | undefined]>;
 
 /** The cells path against OpenSSH over SSH, and the realistic history against direct. */
 function sshRatios(r: BenchResults) {
+  const cipher = defaultCipherSuffix(r);
+  const gcm = r.largeCloneAesGcm;
+  const gcmMedian = (id: AesGcmId) => okValue(gcm?.[id])?.medianMs;
   return {
     largeVsSsh: [
-      'cells-path / OpenSSH, large clone wall time',
+      `cells-path / OpenSSH, large clone wall time${cipher}`,
       ratio(largeMedian(r, 'cells'), largeMedian(r, 'openssh')),
     ],
     largeCpuVsSsh: [
-      'cells-path / OpenSSH, large clone machine CPU per clone',
+      `cells-path / OpenSSH, large clone machine CPU per clone${cipher}`,
       ratio(machineCpu(r.largeClone?.cells), machineCpu(r.largeClone?.openssh)),
+    ],
+    largeVsSshAesGcm: [
+      'cells-path / OpenSSH, large clone wall time (AES-GCM)',
+      ratio(gcmMedian('cells'), gcmMedian('openssh')),
+    ],
+    largeCpuVsSshAesGcm: [
+      'cells-path / OpenSSH, large clone machine CPU per clone (AES-GCM)',
+      ratio(machineCpu(gcm?.cells), machineCpu(gcm?.openssh)),
     ],
     historyVsSsh: [
       'cells-path / OpenSSH, realistic-history clone wall time',
@@ -106,6 +119,10 @@ function directAndServerRatios(r: BenchResults) {
     bridgeVsSshd: [
       'bridge / the OpenSSH server’s own processes, CPU per large clone (git apart)',
       ratio(cells?.bridge, sshd),
+    ],
+    routerVsSshdAesGcm: [
+      'router / the OpenSSH server’s own processes, CPU per large clone (git apart), AES-GCM',
+      ratio(meanCpu(r.largeCloneAesGcm?.cells)?.router, meanCpu(r.largeCloneAesGcm?.openssh)?.sshd),
     ],
   } satisfies Entries;
 }

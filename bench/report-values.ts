@@ -1,6 +1,7 @@
 import type { GitContenderId, LargeCloneResult } from './git-workloads.js';
 import { type Outcome, okValue } from './outcome.js';
 import type { BenchResults, ThroughputId } from './results.js';
+import { cipherFamily } from './ssh-ciphers.js';
 import type { ThroughputResult } from './stack-workloads.js';
 
 /** The figures of a run the ratios and tables compare: medians, percentiles, CPU per clone. */
@@ -34,4 +35,23 @@ export function tput(r: BenchResults, id: ThroughputId) {
 /** Bridge + mock Gitaly (own, git apart) CPU seconds per GiB of a throughput contender. */
 export function bridgeAndGitalyCpu(v: ThroughputResult | undefined): number | undefined {
   return v && (v.cpuPerGiB.bridge ?? 0) + (v.cpuPerGiB.gitaly ?? 0);
+}
+
+/**
+ * The cipher family of the SSH rows without `-c` (what the same client negotiated with OpenSSH
+ * and with the router), e.g. ChaCha20-Poly1305; both named when they differ, undefined when not known.
+ */
+export function defaultCipher(r: BenchResults): string | undefined {
+  const openssh = r.settings.ssh.openssh?.cipher;
+  const cells = r.settings.ssh.cells?.cipher;
+  if (!openssh || !cells) return openssh || cells ? cipherFamily(openssh ?? cells ?? '') : undefined;
+  return openssh === cells
+    ? cipherFamily(openssh)
+    : `OpenSSH ${cipherFamily(openssh)}, cells path ${cipherFamily(cells)}`;
+}
+
+/** ` (ChaCha20-Poly1305)` after a name of the default-cipher SSH rows, or nothing when not known. */
+export function defaultCipherSuffix(r: BenchResults): string {
+  const c = defaultCipher(r);
+  return c ? ` (${c})` : '';
 }

@@ -7,6 +7,7 @@ import { renderGitTable } from './report-git.js';
 import { renderScaleOut } from './report-scale-out.js';
 import { renderMemory, renderThroughput, renderWorldStartup } from './report-services.js';
 import type { BenchResults } from './results.js';
+import { AES_GCM, AES_GCM_CONTENDERS } from './ssh-ciphers.js';
 
 /**
  * The markdown report of a run, section by section (`report-git.ts`, `report-services.ts`,
@@ -38,14 +39,18 @@ function closing(r: BenchResults, md: MarkdownLines): void {
 
   const serverCpu = renderServerCpu(r);
   if (serverCpu.length > 0) md.push('', ...serverCpu);
-  const algos = (['openssh', 'cells'] as const)
-    .map((id) => {
-      const a = r.settings.ssh[id];
+  const algos = (variant: '' | '-aes-gcm') =>
+    AES_GCM_CONTENDERS.map((id) => {
+      const a = r.settings.ssh[`${id}${variant}`];
       return a ? `${CONTENDER_LABELS[id]} ${a.kex} / ${a.cipher}` : undefined;
-    })
-    .filter((a): a is string => a !== undefined);
-  if (algos.length > 0)
-    md.push('', `SSH key exchange / cipher negotiated by the same client: ${algos.join('; ')}.`);
+    }).filter((a): a is string => a !== undefined);
+  const picked = algos('');
+  const gcm = algos('-aes-gcm');
+  if (picked.length > 0)
+    md.push(
+      '',
+      `SSH key exchange / cipher negotiated by the same client: ${picked.join('; ')}${gcm.length > 0 ? `; with \`-c ${AES_GCM}\` (the AES-GCM rows): ${gcm.join('; ')}` : ''}.`,
+    );
   if (r.notes.length > 0) md.push('', ...r.notes.map((n) => `- ${n}`));
   if (r.failures.length > 0) {
     md.push('', '**Failures**', '', ...r.failures.map((f) => `- ${f.what}: ${f.error.replace(/\n/g, ' ')}`));

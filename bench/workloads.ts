@@ -6,18 +6,14 @@
  */
 import { CELLS_USER, log, PROJECTS } from './bench-data.js';
 import { freshStackClones } from './fresh-stacks.js';
-import {
-  concurrentClones,
-  type GitWorkloadContext,
-  pushes,
-  repeatedClones,
-  sequentialClones,
-} from './git-workloads.js';
+import { contenderEntries, type GitWorkloadContext, pushes, repeatedClones } from './git-workloads.js';
 import type { BenchOptions, WorkloadId } from './options.js';
 import type { FailureLog } from './outcome.js';
 import type { GeneratedRepo } from './repo-gen.js';
 import type { BenchResults } from './results.js';
 import { scaleOut } from './scale-out.js';
+import { concurrentClones, sequentialClones } from './small-clones.js';
+import { largeClones } from './ssh-ciphers.js';
 import type { BenchStack } from './stack-runner.js';
 import { idleMemory, type SlowReaderTarget, slowReadBridge, slowReadRouter } from './stack-workloads.js';
 import { MIB } from './stats.js';
@@ -88,13 +84,15 @@ export async function gitWorkloads(
   const { large, history } = repos;
   if (wants(r, 'large-clone')) {
     log(`large clone: ${o.largeCloneRuns} round(s), ${(large.packBytes / MIB).toFixed(0)} MiB pack`);
-    results.largeClone = await repeatedClones(ctx, o.largeCloneRuns, 'large');
+    const clones = await largeClones(ctx, o.largeCloneRuns);
+    results.largeClone = clones.byContender;
+    results.largeCloneAesGcm = clones.aesGcm;
   }
   if (wants(r, 'history-clone')) {
     log(
       `history clone: ${o.largeCloneRuns} round(s), ${(history.packBytes / MIB).toFixed(0)} MiB pack of ${o.historyRepo.history?.commits} commits`,
     );
-    results.historyClone = await repeatedClones(ctx, o.largeCloneRuns, 'history');
+    results.historyClone = await repeatedClones(ctx, o.largeCloneRuns, 'history', contenderEntries(ctx));
   }
   if (wants(r, 'small-clone')) {
     log(`small clones: ${o.sequentialClones} sequential per contender`);

@@ -2,7 +2,7 @@ import type { GitContenderId, LargeCloneResult } from './git-workloads.js';
 import { type Outcome, okValue } from './outcome.js';
 import type { BenchResults, ThroughputId } from './results.js';
 import { cipherFamily } from './ssh-ciphers.js';
-import type { ThroughputResult } from './stack-workloads.js';
+import type { ThroughputResult } from './throughput-runs.js';
 
 /** The figures of a run the ratios and tables compare: medians, percentiles, CPU per clone. */
 

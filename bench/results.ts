@@ -6,7 +6,8 @@ import type { Failure, Outcome } from './outcome.js';
 import type { ScaleOutResult } from './scale-out.js';
 import type { ConcurrencyResult, SmallCloneResult } from './small-clones.js';
 import type { AesGcmId, SshVariant } from './ssh-ciphers.js';
-import type { IdleMemoryResult, SlowReadResult, ThroughputResult } from './stack-workloads.js';
+import type { IdleMemoryResult, SlowReadResult } from './stack-workloads.js';
+import type { ThroughputResult } from './throughput-runs.js';
 import type { WorldStartupResult } from './world-startup.js';
 
 /** Everything one run measured: the JSON written to bench/results/ and the input of the markdown report. */

@@ -13,10 +13,16 @@ import {
   type ServerSide,
 } from './git-workloads.js';
 import type { NginxServer } from './nginx.js';
-import { negotiatedAlgorithms, type OpenSshServer, type SshAlgorithms, sshCommandLine } from './openssh.js';
+import { type OpenSshServer, sshCommandLine } from './openssh.js';
 import { type FailureLog, type Outcome, okValue } from './outcome.js';
 import { type CpuCounter, describeFailure, ownCpu, reapedChildrenCpu, run } from './proc.js';
-import { AES_GCM, type AesGcmId, type SshVariant } from './ssh-ciphers.js';
+import {
+  AES_GCM,
+  type AesGcmId,
+  negotiatedAlgorithms,
+  type SshAlgorithms,
+  type SshVariant,
+} from './ssh-ciphers.js';
 import type { BenchStack } from './stack-runner.js';
 
 /** The servers of the git contenders and how their start went. */

@@ -1,11 +1,10 @@
 import type { FreshStacksResult } from './fresh-stacks.js';
 import type { GitContenderId, LargeCloneResult, PushResult } from './git-workloads.js';
 import type { MachineInfo, RunInfo } from './machine.js';
-import type { SshAlgorithms } from './openssh.js';
 import type { Failure, Outcome } from './outcome.js';
 import type { ScaleOutResult } from './scale-out.js';
 import type { ConcurrencyResult, SmallCloneResult } from './small-clones.js';
-import type { AesGcmId, SshVariant } from './ssh-ciphers.js';
+import type { AesGcmId, SshAlgorithms, SshVariant } from './ssh-ciphers.js';
 import type { IdleMemoryResult, SlowReadResult } from './stack-workloads.js';
 import type { ThroughputResult } from './throughput-runs.js';
 import type { WorldStartupResult } from './world-startup.js';

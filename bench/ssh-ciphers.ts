@@ -16,6 +16,7 @@ import {
   repeatedClones,
 } from './git-workloads.js';
 import type { Outcome } from './outcome.js';
+import { describeFailure, run } from './proc.js';
 
 export const AES_GCM = 'aes128-gcm@openssh.com';
 /** The SSH contenders that also clone with AES-GCM. */
@@ -65,4 +66,24 @@ export async function largeClones(ctx: GitWorkloadContext, runs: number): Promis
     if (o) aesGcm[id] = o;
   }
   return { byContender, aesGcm };
+}
+
+export interface SshAlgorithms {
+  kex: string;
+  cipher: string;
+}
+
+/** The key exchange and cipher an `ssh` client negotiates with a server (from `ssh -v`). */
+export async function negotiatedAlgorithms(
+  sshCommand: string,
+  port: number,
+  user: string,
+  command: string,
+): Promise<SshAlgorithms> {
+  const args = [...sshCommand.split(' ').slice(1), '-v', '-p', String(port), `${user}@127.0.0.1`, command];
+  const r = await run('ssh', args, { timeoutMs: 30_000 });
+  const kex = /kex: algorithm: (\S+)/.exec(r.stderr)?.[1];
+  const cipher = /kex: server->client cipher: (\S+)/.exec(r.stderr)?.[1];
+  if (!kex || !cipher) throw new Error(`cannot tell the negotiated algorithms: ${describeFailure(r)}`);
+  return { kex, cipher };
 }

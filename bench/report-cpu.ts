@@ -1,5 +1,6 @@
 import { CONTENDER_LABELS, type GitContenderId, type LargeCloneResult } from './git-workloads.js';
 import { type Outcome, okValue } from './outcome.js';
+import { defaultCipher } from './report-values.js';
 import type { BenchResults } from './results.js';
 
 /** Server CPU of the large clone by process, git's own processes apart from the service that ran them. */
@@ -69,11 +70,27 @@ export function renderServerCpu(r: BenchResults): string[] {
     'process',
     ...SERVERS.flatMap((id) => [`${CONTENDER_LABELS[id]}: CPU s per clone`, 'CPU s per GiB']),
   ];
+  const cipher = defaultCipher(r);
   return [
-    `**Server CPU by process, large clone** (mean of ${r.settings.largeCloneRuns}; per clone and per GiB of the ${(r.repos.large.packBytes / 1024 ** 2).toFixed(0)} MiB pack served; git's processes counted apart from the service that ran them)`,
+    `**Server CPU by process, large clone** (${cipher ? `SSH ${cipher}; ` : ''}mean of ${r.settings.largeCloneRuns}; per clone and per GiB of the ${(r.repos.large.packBytes / 1024 ** 2).toFixed(0)} MiB pack served; git's processes counted apart from the service that ran them)`,
     '',
     `| ${header.join(' | ')} |`,
     `| ${header.map(() => '---').join(' | ')} |`,
     ...rows.map(([label, values]) => `| ${[label, ...values.flatMap((v) => cells(r, v))].join(' | ')} |`),
+    ...aesGcmCpu(r),
+  ];
+}
+
+/** The SSH services' CPU per GiB of the AES-GCM large clones, and the router's against sshd's own. */
+function aesGcmCpu(r: BenchResults): string[] {
+  const cells = meanCpu(r.largeCloneAesGcm?.cells);
+  const sshd = meanCpu(r.largeCloneAesGcm?.openssh)?.sshd;
+  if (!cells && sshd === undefined) return [];
+  const perGiB = (s: number | undefined) =>
+    s === undefined ? '–' : `${(perGiBServed(r, s) ?? 0).toFixed(2)} s`;
+  const ratio = cells?.router !== undefined && sshd ? `${(cells.router / sshd).toFixed(2)}×` : '–';
+  return [
+    '',
+    `With AES-GCM (\`-c aes128-gcm@openssh.com\`), CPU per GiB served: router ${perGiB(cells?.router)}, bridge ${perGiB(cells?.bridge)}, the OpenSSH server’s own processes ${perGiB(sshd)}; router / OpenSSH server ${ratio}.`,
   ];
 }

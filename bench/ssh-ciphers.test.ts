@@ -79,5 +79,9 @@ describe('the report with both cipher families', () => {
     expect(md).toContain(
       'with `-c aes128-gcm@openssh.com` (the AES-GCM rows): OpenSSH sntrup761x25519-sha512 / aes128-gcm@openssh.com',
     );
+    expect(md).toMatch(/\*\*Server CPU by process, large clone\*\* \(SSH ChaCha20-Poly1305; mean of/);
+    expect(md).toMatch(
+      /With AES-GCM \(`-c aes128-gcm@openssh.com`\), CPU per GiB served: router [\d.]+ s, bridge [\d.]+ s, the OpenSSH server’s own processes [\d.]+ s; router \/ OpenSSH server [\d.]+×\./,
+    );
   });
 });

@@ -13,9 +13,16 @@ import {
   type ServerSide,
 } from './git-workloads.js';
 import type { NginxServer } from './nginx.js';
-import { negotiatedAlgorithms, type OpenSshServer, type SshAlgorithms, sshCommandLine } from './openssh.js';
+import { type OpenSshServer, sshCommandLine } from './openssh.js';
 import { type FailureLog, type Outcome, okValue } from './outcome.js';
 import { type CpuCounter, describeFailure, ownCpu, reapedChildrenCpu, run } from './proc.js';
+import {
+  AES_GCM,
+  type AesGcmId,
+  negotiatedAlgorithms,
+  type SshAlgorithms,
+  type SshVariant,
+} from './ssh-ciphers.js';
 import type { BenchStack } from './stack-runner.js';
 
 /** The servers of the git contenders and how their start went. */
@@ -141,30 +148,37 @@ export async function warmUp(ctx: GitWorkloadContext): Promise<void> {
   }
 }
 
-/** What each SSH contender negotiates with the same client (key exchange costs differ a lot). */
+/**
+ * What each SSH contender negotiates with the same client (key exchange costs differ a lot), as
+ * the client picks and with `-c aes128-gcm@openssh.com` (the large clone's AES-GCM rounds).
+ */
 export async function sshAlgorithms(
   servers: { sshd: OpenSshServer | undefined; stack: BenchStack | undefined },
   failures: FailureLog,
-): Promise<Partial<Record<'openssh' | 'cells', SshAlgorithms>>> {
-  const out: Partial<Record<'openssh' | 'cells', SshAlgorithms>> = {};
-  const command = `git-upload-pack '${PROJECTS.small.path}.git'`;
-  if (servers.sshd) {
-    const sshd = servers.sshd;
-    out.openssh = await negotiatedAlgorithms(sshd.sshCommand, sshd.port, sshd.user, command).catch(
-      (err: unknown) => {
-        failures.record('ssh -v against OpenSSH', err);
-        return undefined;
-      },
-    );
-  }
+): Promise<Partial<Record<SshVariant, SshAlgorithms>>> {
+  const targets: Array<{ id: AesGcmId; line: string; port: number; user: string; name: string }> = [];
+  const sshd = servers.sshd;
+  if (sshd)
+    targets.push({ id: 'openssh', line: sshd.sshCommand, port: sshd.port, user: sshd.user, name: 'OpenSSH' });
   const stack = servers.stack;
   const user = stack?.json.users.find((u) => u.username === CELLS_USER);
   if (stack && user) {
     const line = sshCommandLine(user.privateKey, stack.json.knownHosts);
-    out.cells = await negotiatedAlgorithms(line, stack.sshPort, 'git', command).catch((err: unknown) => {
-      failures.record('ssh -v against the router', err);
-      return undefined;
-    });
+    targets.push({ id: 'cells', line, port: stack.sshPort, user: 'git', name: 'the router' });
+  }
+  const out: Partial<Record<SshVariant, SshAlgorithms>> = {};
+  const command = `git-upload-pack '${PROJECTS.small.path}.git'`;
+  for (const t of targets) {
+    const variants: Array<[SshVariant, string, string]> = [
+      [t.id, t.line, ''],
+      [`${t.id}-aes-gcm`, `${t.line} -c ${AES_GCM}`, ` with -c ${AES_GCM}`],
+    ];
+    for (const [key, line, what] of variants) {
+      out[key] = await negotiatedAlgorithms(line, t.port, t.user, command).catch((err: unknown) => {
+        failures.record(`ssh -v against ${t.name}${what}`, err);
+        return undefined;
+      });
+    }
   }
   return out;
 }

@@ -1,9 +1,9 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FailureLog, Outcome } from './outcome.js';
 import { type CpuCounter, CpuMeter, type CpuUse, describeFailure, mustRun, run } from './proc.js';
 import { type GeneratedRepo, placeRepo } from './repo-gen.js';
-import { type LatencySummary, median, summarize } from './stats.js';
+import { median } from './stats.js';
 
 /**
  * The same `git` client against the same bare repositories, five ways in: direct, over SSH (OpenSSH,
@@ -45,7 +45,7 @@ export interface GitContender {
   server(role: RepoRole): ServerSide;
 }
 
-function meter(c: GitContender, role: RepoRole): CpuMeter {
+export function meter(c: GitContender, role: RepoRole): CpuMeter {
   const side = c.server(role);
   return new CpuMeter(side.cpu, side.reapers);
 }
@@ -69,7 +69,7 @@ export interface GitWorkloadContext {
 
 export type { CpuUse };
 
-function usable(c: GitContender): void {
+export function usable(c: GitContender): void {
   if (c.unavailable) throw new Error(c.unavailable);
 }
 
@@ -83,7 +83,7 @@ async function verifyHead(dest: string, expected: string): Promise<void> {
 }
 
 /** One timed `git clone --bare` (no checkout: the transport, not the file system, is measured), then checked. */
-async function cloneOnce(
+export async function cloneOnce(
   ctx: GitWorkloadContext,
   c: GitContender,
   role: RepoRole,
@@ -108,154 +108,47 @@ export interface LargeCloneResult {
   cpu: CpuUse[];
 }
 
+/** A contender of repeated clones under the key its results are filed by (a contender, or one with another cipher). */
+export interface CloneEntry<K extends string> {
+  key: K;
+  contender: GitContender;
+  label: string;
+}
+
+/** Every contender under its own id. */
+export function contenderEntries(ctx: GitWorkloadContext): CloneEntry<GitContenderId>[] {
+  return ctx.contenders.map((c) => ({ key: c.id, contender: c, label: CONTENDER_LABELS[c.id] }));
+}
+
 /**
  * Repeated clones of one repository (the large one, the realistic history): `runs` rounds,
- * contenders interleaved within each round to share any drift.
+ * entries interleaved within each round to share any drift.
  */
-export async function repeatedClones(
+export async function repeatedClones<K extends string>(
   ctx: GitWorkloadContext,
   runs: number,
   role: 'large' | 'history',
-): Promise<Record<GitContenderId, Outcome<LargeCloneResult>>> {
-  const acc = new Map<GitContenderId, LargeCloneResult>();
-  const out = {} as Record<GitContenderId, Outcome<LargeCloneResult>>;
+  entries: readonly CloneEntry<K>[],
+): Promise<Record<K, Outcome<LargeCloneResult>>> {
+  const acc = new Map<K, LargeCloneResult>();
+  const out = {} as Record<K, Outcome<LargeCloneResult>>;
   for (let round = 0; round < runs; round++) {
-    for (const c of ctx.contenders) {
-      if (out[c.id] && !out[c.id].ok) continue;
-      const o = await ctx.failures.attempt(`${role} clone, ${CONTENDER_LABELS[c.id]}`, async () => {
+    for (const { key, contender: c, label } of entries) {
+      if (out[key] && !out[key].ok) continue;
+      out[key] = await ctx.failures.attempt(`${role} clone, ${label}`, async () => {
         usable(c);
         const m = meter(c, role);
-        const ms = await cloneOnce(ctx, c, role, join(ctx.scratch, `${role}-${c.id}`));
+        const ms = await cloneOnce(ctx, c, role, join(ctx.scratch, `${role}-${key}`));
         const cpu = await m.stopReaped();
-        const r = acc.get(c.id) ?? { runsMs: [], medianMs: 0, cpu: [] };
+        const r = acc.get(key) ?? { runsMs: [], medianMs: 0, cpu: [] };
         r.runsMs.push(ms);
         r.cpu.push(cpu);
         r.medianMs = median(r.runsMs) ?? 0;
-        acc.set(c.id, r);
-        ctx.log(`${role} clone ${round + 1}/${runs} ${CONTENDER_LABELS[c.id]}: ${(ms / 1000).toFixed(2)} s`);
+        acc.set(key, r);
+        ctx.log(`${role} clone ${round + 1}/${runs} ${label}: ${(ms / 1000).toFixed(2)} s`);
         return r;
       });
-      out[c.id] = o;
     }
-  }
-  return out;
-}
-
-export interface SmallCloneResult extends LatencySummary {
-  /** Machine CPU seconds per clone. */
-  cpuPerClone: number;
-  serverCpuPerClone: Record<string, number>;
-}
-
-/** Small clone latency: `count` sequential clones per contender, interleaved clone by clone. */
-export async function sequentialClones(
-  ctx: GitWorkloadContext,
-  count: number,
-): Promise<Record<GitContenderId, Outcome<SmallCloneResult>>> {
-  const samples = new Map<GitContenderId, number[]>();
-  const cpu = new Map<GitContenderId, { machine: number; processes: Record<string, number> }>();
-  const failed = new Map<GitContenderId, string>();
-  for (const c of ctx.contenders) {
-    if (c.unavailable)
-      failed.set(c.id, ctx.failures.record(`small clones, ${CONTENDER_LABELS[c.id]}`, c.unavailable));
-  }
-  for (let i = 0; i < count; i++) {
-    for (const c of ctx.contenders) {
-      if (failed.has(c.id)) continue;
-      const m = meter(c, 'small');
-      try {
-        const ms = await cloneOnce(ctx, c, 'small', join(ctx.scratch, `small-${c.id}`));
-        samples.set(c.id, [...(samples.get(c.id) ?? []), ms]);
-        const used = await m.stopReaped();
-        const total = cpu.get(c.id) ?? { machine: 0, processes: {} };
-        total.machine += used.machine;
-        for (const [k, v] of Object.entries(used.processes))
-          total.processes[k] = (total.processes[k] ?? 0) + v;
-        cpu.set(c.id, total);
-      } catch (err) {
-        failed.set(
-          c.id,
-          ctx.failures.record(`small clone ${i + 1}/${count}, ${CONTENDER_LABELS[c.id]}`, err),
-        );
-      }
-    }
-    if ((i + 1) % 50 === 0) ctx.log(`small clones: ${i + 1}/${count}`);
-  }
-  const out = {} as Record<GitContenderId, Outcome<SmallCloneResult>>;
-  for (const c of ctx.contenders) {
-    const error = failed.get(c.id);
-    const s = summarize(samples.get(c.id) ?? []);
-    const used = cpu.get(c.id);
-    if (error || !s || !used) {
-      out[c.id] = { ok: false, error: error ?? 'no samples' };
-      continue;
-    }
-    const perClone = Object.fromEntries(Object.entries(used.processes).map(([k, v]) => [k, v / s.count]));
-    out[c.id] = {
-      ok: true,
-      value: { ...s, cpuPerClone: used.machine / s.count, serverCpuPerClone: perClone },
-    };
-  }
-  return out;
-}
-
-export interface ConcurrencyResult {
-  level: number;
-  errors: number;
-  firstError?: string;
-  latency?: LatencySummary;
-  wallMs: number;
-  /** Successful clones per second of wall time. */
-  clonesPerSecond: number;
-  cpu: CpuUse;
-}
-
-/** `level` small clones started at once per contender: errors, latency percentiles, throughput. */
-export async function concurrentClones(
-  ctx: GitWorkloadContext,
-  level: number,
-): Promise<Record<GitContenderId, Outcome<ConcurrencyResult>>> {
-  const out = {} as Record<GitContenderId, Outcome<ConcurrencyResult>>;
-  for (const c of ctx.contenders) {
-    out[c.id] = await ctx.failures.attempt(
-      `${level} concurrent clones, ${CONTENDER_LABELS[c.id]}`,
-      async () => {
-        usable(c);
-        const dir = join(ctx.scratch, `concurrent-${c.id}`);
-        await mkdir(dir, { recursive: true });
-        const m = meter(c, 'small');
-        const started = performance.now();
-        const results = await Promise.allSettled(
-          Array.from({ length: level }, (_, i) => cloneOnce(ctx, c, 'small', join(dir, `c${i}`))),
-        );
-        const wallMs = performance.now() - started;
-        const cpu = await m.stopReaped();
-        await rm(dir, { recursive: true, force: true });
-        const ok = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-        const errors = results.filter((r) => r.status === 'rejected');
-        const firstError =
-          errors[0]?.status === 'rejected' ? String((errors[0].reason as Error).message) : undefined;
-        const r: ConcurrencyResult = {
-          level,
-          errors: errors.length,
-          latency: summarize(ok),
-          wallMs,
-          clonesPerSecond: ok.length / (wallMs / 1000),
-          cpu,
-        };
-        if (firstError) {
-          r.firstError = firstError;
-          ctx.failures.record(
-            `${level} concurrent clones, ${CONTENDER_LABELS[c.id]}: ${errors.length} of ${level} failed`,
-            firstError,
-          );
-        }
-        ctx.log(
-          `${level} concurrent ${CONTENDER_LABELS[c.id]}: ${errors.length} errors, p99 ${r.latency?.p99.toFixed(0) ?? '-'} ms, ${r.clonesPerSecond.toFixed(1)} clones/s`,
-        );
-        return r;
-      },
-    );
   }
   return out;
 }

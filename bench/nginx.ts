@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -129,6 +130,59 @@ async function linkProjects(root: string, repos: Readonly<Record<string, string>
   }
 }
 
+/** fcgiwrap on a unix socket in `dir`, its CGI the shell that runs git http-backend and reports git's CPU. */
+async function startFcgiwrap(dir: string, children: number) {
+  const fcgiSocket = join(dir, 'fcgiwrap.sock');
+  const script = join(dir, 'git-http-backend.sh');
+  const cpuDir = join(dir, 'git-cpu');
+  await mkdir(cpuDir, { recursive: true });
+  await writeFile(script, backendWrapper(cpuDir), { mode: 0o755 });
+  const fcgi = track(FCGIWRAP, fcgiwrapArgs(fcgiSocket, children, script), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: process.env.PATH },
+  });
+  return { fcgi, fcgiSocket, script, cpuDir };
+}
+
+/** The config's settings: the run as root only where nginx needs a `user` line, connections for the highest concurrency. */
+function configInput(
+  dir: string,
+  port: number,
+  fcgiSocket: string,
+  projectRoot: string,
+  script: string,
+  maxConcurrency: number,
+): NginxConfigInput {
+  const user = nginxUserLine() === '' ? undefined : 'root';
+  const workerConnections = Math.max(1024, 4 * maxConcurrency);
+  return { dir, port, fcgiSocket, projectRoot, script, user, workerConnections };
+}
+
+/** nginx in the foreground on `config`, once it listens on `port` and fcgiwrap on its socket (else both stopped). */
+async function spawnNginx(
+  dir: string,
+  config: string,
+  w: { port: number; fcgiSocket: string; stopFcgi: () => Promise<void> },
+): Promise<ChildProcess> {
+  const child = track(NGINX, nginxArgs(dir, config), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString()).slice(-8192);
+  });
+  try {
+    await waitForPort(w.port, child, 10_000, 'nginx');
+    if (!existsSync(w.fcgiSocket)) await waitForSocket(w.fcgiSocket, 5_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    await waitExit(child, 5_000);
+    await w.stopFcgi();
+    throw new Error(`nginx did not start (${(err as Error).message}): ${stderr.trim()}`);
+  }
+  return child;
+}
+
 /** Starts fcgiwrap, then nginx, in `dir`, serving `repos` (project path → bare repository folder). */
 export async function startNginx(
   dir: string,
@@ -141,48 +195,21 @@ export async function startNginx(
   const projectRoot = join(dir, 'repos');
   await makeNginxTempDirs(dir);
   await linkProjects(projectRoot, repos);
-  const fcgiSocket = join(dir, 'fcgiwrap.sock');
-  const script = join(dir, 'git-http-backend.sh');
-  const cpuDir = join(dir, 'git-cpu');
-  await mkdir(cpuDir, { recursive: true });
-  await writeFile(script, backendWrapper(cpuDir), { mode: 0o755 });
-  const fcgi = track(FCGIWRAP, fcgiwrapArgs(fcgiSocket, opts.fcgiChildren, script), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { PATH: process.env.PATH },
-  });
+  const { fcgi, fcgiSocket, script, cpuDir } = await startFcgiwrap(dir, opts.fcgiChildren);
   const port = await freePort();
   const config = join(dir, 'nginx.conf');
-  const user = nginxUserLine() === '' ? undefined : 'root';
-  const workerConnections = Math.max(1024, 4 * opts.maxConcurrency);
   await writeFile(
     config,
-    nginxConfig({ dir, port, fcgiSocket, projectRoot, script, user, workerConnections }),
+    nginxConfig(configInput(dir, port, fcgiSocket, projectRoot, script, opts.maxConcurrency)),
   );
   const stopFcgi = () => stopChild(fcgi, 5_000);
   try {
-    await mustRun(NGINX, nginxArgs(dir, config, true), {
-      timeoutMs: 30_000,
-    });
+    await mustRun(NGINX, nginxArgs(dir, config, true), { timeoutMs: 30_000 });
   } catch (err) {
     await stopFcgi();
     throw err;
   }
-  const child = track(NGINX, nginxArgs(dir, config), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => {
-    stderr = (stderr + c.toString()).slice(-8192);
-  });
-  try {
-    await waitForPort(port, child, 10_000, 'nginx');
-    if (!existsSync(fcgiSocket)) await waitForSocket(fcgiSocket, 5_000);
-  } catch (err) {
-    child.kill('SIGKILL');
-    await waitExit(child, 5_000);
-    await stopFcgi();
-    throw new Error(`nginx did not start (${(err as Error).message}): ${stderr.trim()}`);
-  }
+  const child = await spawnNginx(dir, config, { port, fcgiSocket, stopFcgi });
   const fcgiPid = fcgi.pid;
   if (child.pid === undefined || fcgiPid === undefined) throw new Error('nginx or fcgiwrap has no pid');
   return {

@@ -7,10 +7,8 @@ import { join } from 'node:path';
 import {
   type CpuCounter,
   commandOutput,
-  describeFailure,
   exited,
   mustRun,
-  run,
   stopChild,
   track,
   treeCpu,
@@ -187,6 +185,55 @@ export function sshdVersion(): string | undefined {
   return existsSync(SSHD) ? commandOutput(SSHD, ['-V'])?.split('\n')[0] : undefined;
 }
 
+/** The host key and the benchmark client's key in `dir` (generated once, kept across runs). */
+async function ensureKeys(dir: string): Promise<{ hostKey: string; clientKey: string }> {
+  const hostKey = join(dir, 'ssh_host_ed25519_key');
+  const clientKey = join(dir, 'client_ed25519');
+  for (const [key, comment] of [
+    [hostKey, 'bench-sshd-host'],
+    [clientKey, 'bench-client'],
+  ] as const) {
+    if (!existsSync(key)) {
+      await mustRun('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', key], {
+        timeoutMs: 30_000,
+      });
+    }
+    await chmod(key, 0o600);
+  }
+  return { hostKey, clientKey };
+}
+
+interface SshdFiles {
+  config: string;
+  port: number;
+  user: string;
+  clientKey: string;
+  knownHosts: string;
+  /** Where the forced command's shell writes git's CPU. */
+  cpuDir: string;
+}
+
+/** sshd's files in `dir`: keys, the forced command, authorized_keys, the config (checked with `-t`), known_hosts. */
+async function writeSshdFiles(dir: string, repos: Readonly<Record<string, string>>): Promise<SshdFiles> {
+  const { hostKey, clientKey } = await ensureKeys(dir);
+  const wrapper = join(dir, 'git-only.sh');
+  const cpuDir = join(dir, 'git-cpu');
+  await mkdir(cpuDir, { recursive: true });
+  await writeFile(wrapper, wrapperScript(repos, cpuDir), { mode: 0o755 });
+  const clientPub = (await readFile(`${clientKey}.pub`, 'utf8')).trim();
+  const authorizedKeys = join(dir, 'authorized_keys');
+  await writeFile(authorizedKeys, `restrict,command="${wrapper}" ${clientPub}\n`, { mode: 0o600 });
+  const port = await freePort();
+  const user = userInfo().username;
+  const config = join(dir, 'sshd_config');
+  await writeFile(config, sshdConfig({ port, hostKey, authorizedKeys, user }), { mode: 0o600 });
+  await mustRun(SSHD, ['-t', '-f', config], { timeoutMs: 30_000 });
+  const hostPub = (await readFile(`${hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
+  const knownHosts = join(dir, 'known_hosts');
+  await writeFile(knownHosts, `[127.0.0.1]:${port} ${hostPub}\n`);
+  return { config, port, user, clientKey, knownHosts, cpuDir };
+}
+
 /** Starts the private sshd in `dir` serving `repos` (project path → bare repository folder). */
 export async function startOpenSsh(
   dir: string,
@@ -204,35 +251,7 @@ export async function startOpenSsh(
       `cannot create /run/sshd (sshd's privilege separation directory): ${(err as Error).message}`,
     );
   }
-  const hostKey = join(dir, 'ssh_host_ed25519_key');
-  const clientKey = join(dir, 'client_ed25519');
-  for (const [key, comment] of [
-    [hostKey, 'bench-sshd-host'],
-    [clientKey, 'bench-client'],
-  ] as const) {
-    if (!existsSync(key)) {
-      await mustRun('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', key], {
-        timeoutMs: 30_000,
-      });
-    }
-    await chmod(key, 0o600);
-  }
-  const wrapper = join(dir, 'git-only.sh');
-  const cpuDir = join(dir, 'git-cpu');
-  await mkdir(cpuDir, { recursive: true });
-  await writeFile(wrapper, wrapperScript(repos, cpuDir), { mode: 0o755 });
-  const clientPub = (await readFile(`${clientKey}.pub`, 'utf8')).trim();
-  const authorizedKeys = join(dir, 'authorized_keys');
-  await writeFile(authorizedKeys, `restrict,command="${wrapper}" ${clientPub}\n`, { mode: 0o600 });
-  const port = await freePort();
-  const user = userInfo().username;
-  const config = join(dir, 'sshd_config');
-  await writeFile(config, sshdConfig({ port, hostKey, authorizedKeys, user }), { mode: 0o600 });
-  await mustRun(SSHD, ['-t', '-f', config], { timeoutMs: 30_000 });
-  const hostPub = (await readFile(`${hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
-  const knownHosts = join(dir, 'known_hosts');
-  await writeFile(knownHosts, `[127.0.0.1]:${port} ${hostPub}\n`);
-
+  const { config, port, user, clientKey, knownHosts, cpuDir } = await writeSshdFiles(dir, repos);
   const child = track(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => {
@@ -263,24 +282,4 @@ export async function startOpenSsh(
     },
     stop: () => stopChild(child, 5_000),
   };
-}
-
-export interface SshAlgorithms {
-  kex: string;
-  cipher: string;
-}
-
-/** The key exchange and cipher an `ssh` client negotiates with a server (from `ssh -v`). */
-export async function negotiatedAlgorithms(
-  sshCommand: string,
-  port: number,
-  user: string,
-  command: string,
-): Promise<SshAlgorithms> {
-  const args = [...sshCommand.split(' ').slice(1), '-v', '-p', String(port), `${user}@127.0.0.1`, command];
-  const r = await run('ssh', args, { timeoutMs: 30_000 });
-  const kex = /kex: algorithm: (\S+)/.exec(r.stderr)?.[1];
-  const cipher = /kex: server->client cipher: (\S+)/.exec(r.stderr)?.[1];
-  if (!kex || !cipher) throw new Error(`cannot tell the negotiated algorithms: ${describeFailure(r)}`);
-  return { kex, cipher };
 }

@@ -104,80 +104,99 @@ export const USAGE = `usage: npm run bench -- [--quick] [--profile] [--only ${WO
   --scale-out-clones N
               concurrent clones of each scale-out burst (default: 40 quick, 1000 full)`;
 
-export function parseArgs(argv: readonly string[]): BenchOptions {
-  let quick = false;
-  let profile = false;
-  let only: Set<WorkloadId> = new Set(WORKLOADS);
-  let cellProtocol: BenchOptions['cellProtocol'];
-  let largeCloneRuns: number | undefined;
-  let fcgiChildren: number | undefined;
-  let scaleOutClones: number | undefined;
+/** What the command line says, before the mode's defaults are applied. */
+interface Flags {
+  quick: boolean;
+  profile: boolean;
+  only: Set<WorkloadId>;
+  cellProtocol: BenchOptions['cellProtocol'];
+  largeCloneRuns: number | undefined;
+  fcgiChildren: number | undefined;
+  scaleOutClones: number | undefined;
+}
+
+function positiveInteger(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} needs a positive integer`);
+  return n;
+}
+
+function workloadList(value: string | undefined): Set<WorkloadId> {
+  if (!value) throw new UsageError('--only needs a list of workloads');
+  const ids = value.split(',').map((s) => s.trim());
+  const unknown = ids.filter((id) => !(WORKLOADS as readonly string[]).includes(id));
+  if (unknown.length > 0) throw new UsageError(`unknown workload(s): ${unknown.join(', ')}`);
+  return new Set(ids as WorkloadId[]);
+}
+
+function parseFlags(argv: readonly string[]): Flags {
+  const f: Flags = {
+    quick: false,
+    profile: false,
+    only: new Set(WORKLOADS),
+    cellProtocol: undefined,
+    largeCloneRuns: undefined,
+    fcgiChildren: undefined,
+    scaleOutClones: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--quick') quick = true;
-    else if (arg === '--profile') profile = true;
-    else if (arg === '--only' || arg?.startsWith('--only=')) {
-      const value = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
-      if (!value) throw new UsageError('--only needs a list of workloads');
-      const ids = value.split(',').map((s) => s.trim());
-      const unknown = ids.filter((id) => !(WORKLOADS as readonly string[]).includes(id));
-      if (unknown.length > 0) throw new UsageError(`unknown workload(s): ${unknown.join(', ')}`);
-      only = new Set(ids as WorkloadId[]);
-    } else if (arg === '--cell-protocol') {
+    if (arg === '--quick') f.quick = true;
+    else if (arg === '--profile') f.profile = true;
+    else if (arg === '--only') f.only = workloadList(argv[++i]);
+    else if (arg?.startsWith('--only=')) f.only = workloadList(arg.slice('--only='.length));
+    else if (arg === '--cell-protocol') {
       const value = argv[++i];
       if (value !== 'http1' && value !== 'h2c') throw new UsageError('--cell-protocol is http1 or h2c');
-      cellProtocol = value;
-    } else if (arg === '--large-clone-runs') {
-      largeCloneRuns = Number(argv[++i]);
-      if (!Number.isInteger(largeCloneRuns) || largeCloneRuns < 1)
-        throw new UsageError('--large-clone-runs needs a positive integer');
-    } else if (arg === '--fcgi-children') {
-      fcgiChildren = Number(argv[++i]);
-      if (!Number.isInteger(fcgiChildren) || fcgiChildren < 1)
-        throw new UsageError('--fcgi-children needs a positive integer');
-    } else if (arg === '--scale-out-clones') {
-      scaleOutClones = Number(argv[++i]);
-      if (!Number.isInteger(scaleOutClones) || scaleOutClones < 1)
-        throw new UsageError('--scale-out-clones needs a positive integer');
-    } else if (arg === '--help' || arg === '-h') throw new UsageError('');
+      f.cellProtocol = value;
+    } else if (arg === '--large-clone-runs') f.largeCloneRuns = positiveInteger(arg, argv[++i]);
+    else if (arg === '--fcgi-children') f.fcgiChildren = positiveInteger(arg, argv[++i]);
+    else if (arg === '--scale-out-clones') f.scaleOutClones = positiveInteger(arg, argv[++i]);
+    else if (arg === '--help' || arg === '-h') throw new UsageError('');
     else throw new UsageError(`unknown argument ${arg}`);
   }
-  if (quick) {
-    const large = binaryRepo('large', 20);
-    return {
-      mode: 'quick',
-      profile,
-      only,
-      largeRepo: large,
-      smallRepo: SMALL,
-      slowRepo: large,
-      pushObjects: binaryRepo('push', 8),
-      historyRepo: historyRepo(300, 60),
-      largeCloneRuns: largeCloneRuns ?? 1,
-      sequentialClones: 20,
-      concurrency: [5, 10],
-      pushRuns: 1,
-      idleTunnels: 10,
-      throughputRuns: 1,
-      slowReadRate: 16 * MIB,
-      opTimeoutMs: 60_000,
-      worldCells: [3],
-      cellProtocol,
-      fcgiChildren: fcgiChildren ?? 10,
-      scaleOutClones: scaleOutClones ?? 40,
-      freshStarts: 5,
-    };
-  }
+  return f;
+}
+
+/** `--quick`: small counts and a ~20 MiB repository (the CI smoke test). */
+function quickOptions(f: Flags): BenchOptions {
+  const large = binaryRepo('large', 20);
+  return {
+    mode: 'quick',
+    profile: f.profile,
+    only: f.only,
+    largeRepo: large,
+    smallRepo: SMALL,
+    slowRepo: large,
+    pushObjects: binaryRepo('push', 8),
+    historyRepo: historyRepo(300, 60),
+    largeCloneRuns: f.largeCloneRuns ?? 1,
+    sequentialClones: 20,
+    concurrency: [5, 10],
+    pushRuns: 1,
+    idleTunnels: 10,
+    throughputRuns: 1,
+    slowReadRate: 16 * MIB,
+    opTimeoutMs: 60_000,
+    worldCells: [3],
+    cellProtocol: f.cellProtocol,
+    fcgiChildren: f.fcgiChildren ?? 10,
+    scaleOutClones: f.scaleOutClones ?? 40,
+    freshStarts: 5,
+  };
+}
+
+function fullOptions(f: Flags): BenchOptions {
   return {
     mode: 'full',
-    profile,
-    only,
+    profile: f.profile,
+    only: f.only,
     largeRepo: binaryRepo('large', 216),
     smallRepo: SMALL,
     slowRepo: binaryRepo('huge', 1024),
     pushObjects: binaryRepo('push', 100),
     historyRepo: historyRepo(12_000, 1000),
-    largeCloneRuns: largeCloneRuns ?? 5,
+    largeCloneRuns: f.largeCloneRuns ?? 5,
     sequentialClones: 200,
     concurrency: [50, 500],
     pushRuns: 3,
@@ -186,9 +205,14 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     slowReadRate: 64 * MIB,
     opTimeoutMs: 15 * 60_000,
     worldCells: [3, 4, 10],
-    cellProtocol,
-    fcgiChildren: fcgiChildren ?? 500,
-    scaleOutClones: scaleOutClones ?? 1000,
+    cellProtocol: f.cellProtocol,
+    fcgiChildren: f.fcgiChildren ?? 500,
+    scaleOutClones: f.scaleOutClones ?? 1000,
     freshStarts: 5,
   };
+}
+
+export function parseArgs(argv: readonly string[]): BenchOptions {
+  const f = parseFlags(argv);
+  return f.quick ? quickOptions(f) : fullOptions(f);
 }

@@ -1,12 +1,13 @@
-import { CONTENDER_LABELS, type GitContenderId } from './git-workloads.js';
-import { okValue } from './outcome.js';
+import { CONTENDER_LABELS, type GitContenderId, type LargeCloneResult } from './git-workloads.js';
+import { type Outcome, okValue } from './outcome.js';
+import { defaultCipher } from './report-values.js';
 import type { BenchResults } from './results.js';
 
 /** Server CPU of the large clone by process, git's own processes apart from the service that ran them. */
 
 const GIB = 1024 ** 3;
 
-/** Process ids of the CPU counters (bench/main.ts, openssh.ts), in table order. */
+/** Process ids of the CPU counters (contenders.ts, openssh.ts, nginx.ts), in table order. */
 export const PROCESS_LABELS: Record<string, string> = {
   sshd: 'sshd (own: listener, connection processes, forced-command shell)',
   'sshd-git': 'git under sshd (upload-pack, pack-objects)',
@@ -24,7 +25,12 @@ const SERVERS: readonly GitContenderId[] = ['openssh', 'cells', 'nginx', 'cells-
 
 /** Mean CPU seconds per large clone of each server process of a contender. */
 export function largeCloneCpu(r: BenchResults, id: GitContenderId): Record<string, number> | undefined {
-  const v = okValue(r.largeClone?.[id]);
+  return meanCpu(r.largeClone?.[id]);
+}
+
+/** Mean CPU seconds per clone of each server process of repeated clones. */
+export function meanCpu(o: Outcome<LargeCloneResult> | undefined): Record<string, number> | undefined {
+  const v = okValue(o);
   if (!v || v.cpu.length === 0) return undefined;
   const out: Record<string, number> = {};
   for (const use of v.cpu) {
@@ -64,11 +70,27 @@ export function renderServerCpu(r: BenchResults): string[] {
     'process',
     ...SERVERS.flatMap((id) => [`${CONTENDER_LABELS[id]}: CPU s per clone`, 'CPU s per GiB']),
   ];
+  const cipher = defaultCipher(r);
   return [
-    `**Server CPU by process, large clone** (mean of ${r.settings.largeCloneRuns}; per clone and per GiB of the ${(r.repos.large.packBytes / 1024 ** 2).toFixed(0)} MiB pack served; git's processes counted apart from the service that ran them)`,
+    `**Server CPU by process, large clone** (${cipher ? `SSH ${cipher}; ` : ''}mean of ${r.settings.largeCloneRuns}; per clone and per GiB of the ${(r.repos.large.packBytes / 1024 ** 2).toFixed(0)} MiB pack served; git's processes counted apart from the service that ran them)`,
     '',
     `| ${header.join(' | ')} |`,
     `| ${header.map(() => '---').join(' | ')} |`,
     ...rows.map(([label, values]) => `| ${[label, ...values.flatMap((v) => cells(r, v))].join(' | ')} |`),
+    ...aesGcmCpu(r),
+  ];
+}
+
+/** The SSH services' CPU per GiB of the AES-GCM large clones, and the router's against sshd's own. */
+function aesGcmCpu(r: BenchResults): string[] {
+  const cells = meanCpu(r.largeCloneAesGcm?.cells);
+  const sshd = meanCpu(r.largeCloneAesGcm?.openssh)?.sshd;
+  if (!cells && sshd === undefined) return [];
+  const perGiB = (s: number | undefined) =>
+    s === undefined ? '–' : `${(perGiBServed(r, s) ?? 0).toFixed(2)} s`;
+  const ratio = cells?.router !== undefined && sshd ? `${(cells.router / sshd).toFixed(2)}×` : '–';
+  return [
+    '',
+    `With AES-GCM (\`-c aes128-gcm@openssh.com\`), CPU per GiB served: router ${perGiB(cells?.router)}, bridge ${perGiB(cells?.bridge)}, the OpenSSH server’s own processes ${perGiB(sshd)}; router / OpenSSH server ${ratio}.`,
   ];
 }

@@ -1,16 +1,12 @@
 import type { FreshStacksResult } from './fresh-stacks.js';
-import type {
-  ConcurrencyResult,
-  GitContenderId,
-  LargeCloneResult,
-  PushResult,
-  SmallCloneResult,
-} from './git-workloads.js';
+import type { GitContenderId, LargeCloneResult, PushResult } from './git-workloads.js';
 import type { MachineInfo, RunInfo } from './machine.js';
-import type { SshAlgorithms } from './openssh.js';
 import type { Failure, Outcome } from './outcome.js';
 import type { ScaleOutResult } from './scale-out.js';
-import type { IdleMemoryResult, SlowReadResult, ThroughputResult } from './stack-workloads.js';
+import type { ConcurrencyResult, SmallCloneResult } from './small-clones.js';
+import type { AesGcmId, SshAlgorithms, SshVariant } from './ssh-ciphers.js';
+import type { IdleMemoryResult, SlowReadResult } from './stack-workloads.js';
+import type { ThroughputResult } from './throughput-runs.js';
 import type { WorldStartupResult } from './world-startup.js';
 
 /** Everything one run measured: the JSON written to bench/results/ and the input of the markdown report. */
@@ -48,8 +44,8 @@ export interface BenchResults {
     slowReadRateMiBps: number;
     /** Environment given to the stack's services for the run. */
     stackEnv: Record<string, string>;
-    /** Key exchange and cipher `ssh` negotiated with each SSH contender. */
-    ssh: Partial<Record<'openssh' | 'cells', SshAlgorithms>>;
+    /** Key exchange and cipher `ssh` negotiated with each SSH contender, as the client picks them and with `-c aes128-gcm@openssh.com`. */
+    ssh: Partial<Record<SshVariant, SshAlgorithms>>;
   };
   repos: {
     large: RepoFacts;
@@ -59,7 +55,10 @@ export interface BenchResults {
     /** Absent in results written before the realistic-history workload existed. */
     history?: RepoFacts & { commits: number };
   };
+  /** The large clone, each SSH contender with the cipher the client picks (`settings.ssh`). */
   largeClone?: Record<GitContenderId, Outcome<LargeCloneResult>>;
+  /** The large clone of OpenSSH and the cells path with `-c aes128-gcm@openssh.com` (absent before it existed). */
+  largeCloneAesGcm?: Partial<Record<AesGcmId, Outcome<LargeCloneResult>>>;
   /** Clones of the realistic history (many commits, deltas and delta chains). */
   historyClone?: Record<GitContenderId, Outcome<LargeCloneResult>>;
   smallClone?: Record<GitContenderId, Outcome<SmallCloneResult>>;

@@ -69,6 +69,39 @@ export async function startBenchStack(
   }
 }
 
+/** The started stack: its stack.json, addresses, and `stop` (the supervisor, then any service it left by pid). */
+function benchStackOf(json: StackJson, dataDir: string, child: ChildProcess): BenchStack {
+  const sshPort = Number(json.router.ssh.split(':')[1]);
+  return {
+    json,
+    dataDir,
+    sshPort,
+    url: (project) => `ssh://git@127.0.0.1:${sshPort}/${project}.git`,
+    pid: (service) => {
+      const pid = json.pids[service];
+      if (pid === undefined) throw new Error(`stack.json has no pid for ${service}`);
+      return pid;
+    },
+    bridgeUrl: (cellName) => {
+      const cell = json.cells.find((c) => c.name === cellName);
+      if (!cell) throw new Error(`stack.json has no cell ${cellName}`);
+      return cell.bridge;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      if (!(await waitExit(child, 30_000))) {
+        child.kill('SIGKILL');
+        await waitExit(child, 5_000);
+      }
+      // If the supervisor left a service behind, end it by the pid the stack reported (only if that
+      // pid still runs one of our services, never a recycled pid).
+      for (const pid of Object.values(json.pids)) {
+        if (runsOurService(pid)) process.kill(pid, 'SIGKILL');
+      }
+    },
+  };
+}
+
 async function startOnce(
   dataDir: string,
   opts: { env: Record<string, string>; timeoutMs: number },
@@ -107,41 +140,12 @@ async function startOnce(
     await sleep(100);
   }
   const json = JSON.parse(readFileSync(stackJsonPath, 'utf8')) as StackJson;
-  const sshPort = Number(json.router.ssh.split(':')[1]);
   const strangers = Object.entries(json.pids).filter(([, pid]) => !childOf(pid, child.pid as number));
   if (strangers.length > 0) {
     await stopChild(child, 15_000);
     throw new Error(`stack.json names processes that are not this stack's: ${JSON.stringify(strangers)}`);
   }
-  const stack: BenchStack = {
-    json,
-    dataDir,
-    sshPort,
-    url: (project) => `ssh://git@127.0.0.1:${sshPort}/${project}.git`,
-    pid: (service) => {
-      const pid = json.pids[service];
-      if (pid === undefined) throw new Error(`stack.json has no pid for ${service}`);
-      return pid;
-    },
-    bridgeUrl: (cellName) => {
-      const cell = json.cells.find((c) => c.name === cellName);
-      if (!cell) throw new Error(`stack.json has no cell ${cellName}`);
-      return cell.bridge;
-    },
-    stop: async () => {
-      child.kill('SIGTERM');
-      if (!(await waitExit(child, 30_000))) {
-        child.kill('SIGKILL');
-        await waitExit(child, 5_000);
-      }
-      // If the supervisor left a service behind, end it by the pid the stack reported (only if that
-      // pid still runs one of our services, never a recycled pid).
-      for (const pid of Object.values(json.pids)) {
-        if (runsOurService(pid)) process.kill(pid, 'SIGKILL');
-      }
-    },
-  };
-  return { stack };
+  return { stack: benchStackOf(json, dataDir, child) };
 }
 
 /** A bridge process the benchmark runs beside the stack's, in front of the same cell. */

@@ -12,8 +12,8 @@ import type { FailureLog, Outcome } from './outcome.js';
 import type { GeneratedRepo } from './repo-gen.js';
 import type { ThroughputId } from './results.js';
 import type { BenchStack, ExtraBridge } from './stack-runner.js';
-import type { ThroughputResult } from './stack-workloads.js';
 import { runThroughput } from './throughput.js';
+import type { ThroughputResult } from './throughput-runs.js';
 
 /** What `benchThroughput` measures against. */
 export interface ThroughputServers {

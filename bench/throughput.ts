@@ -5,6 +5,7 @@ import type { GrpcFloor } from './grpc-floor.js';
 import type { FailureLog, Outcome } from './outcome.js';
 import type { ThroughputId } from './results.js';
 import type { BenchStack } from './stack-runner.js';
+import { MIB } from './stats.js';
 import {
   type BridgeEndpoint,
   bridgeThroughputRun,
@@ -14,8 +15,7 @@ import {
   type ThroughputResult,
   type ThroughputRun,
   type ThroughputTarget,
-} from './stack-workloads.js';
-import { MIB } from './stats.js';
+} from './throughput-runs.js';
 
 /** The throughput table's rows, in the order they run within a round and are reported. */
 export const THROUGHPUT_LABELS: Record<ThroughputId, string> = {

@@ -1,24 +1,23 @@
 /**
  * @file The workloads of one run that `--only` picks, in the full benchmark's order: the stack's own
  * (idle memory, the slow reader), then, after the throughput workload, the git ones every contender
- * runs (large and history clones, small clones, concurrent clones, push).
+ * runs (large and history clones, small clones, concurrent clones, push), scale-out, and last the
+ * two that stop the run's stack: the large clone on fresh stacks, world start-up.
  */
 import { CELLS_USER, log, PROJECTS } from './bench-data.js';
-import {
-  concurrentClones,
-  type GitWorkloadContext,
-  pushes,
-  repeatedClones,
-  sequentialClones,
-} from './git-workloads.js';
+import { freshStackClones } from './fresh-stacks.js';
+import { contenderEntries, type GitWorkloadContext, pushes, repeatedClones } from './git-workloads.js';
 import type { BenchOptions, WorkloadId } from './options.js';
 import type { FailureLog } from './outcome.js';
 import type { GeneratedRepo } from './repo-gen.js';
 import type { BenchResults } from './results.js';
 import { scaleOut } from './scale-out.js';
+import { concurrentClones, sequentialClones } from './small-clones.js';
+import { largeClones } from './ssh-ciphers.js';
 import type { BenchStack } from './stack-runner.js';
 import { idleMemory, type SlowReaderTarget, slowReadBridge, slowReadRouter } from './stack-workloads.js';
 import { MIB } from './stats.js';
+import { measureWorldStartup, type WorldStartupResult } from './world-startup.js';
 
 export interface RunState {
   o: BenchOptions;
@@ -85,13 +84,15 @@ export async function gitWorkloads(
   const { large, history } = repos;
   if (wants(r, 'large-clone')) {
     log(`large clone: ${o.largeCloneRuns} round(s), ${(large.packBytes / MIB).toFixed(0)} MiB pack`);
-    results.largeClone = await repeatedClones(ctx, o.largeCloneRuns, 'large');
+    const clones = await largeClones(ctx, o.largeCloneRuns);
+    results.largeClone = clones.byContender;
+    results.largeCloneAesGcm = clones.aesGcm;
   }
   if (wants(r, 'history-clone')) {
     log(
       `history clone: ${o.largeCloneRuns} round(s), ${(history.packBytes / MIB).toFixed(0)} MiB pack of ${o.historyRepo.history?.commits} commits`,
     );
-    results.historyClone = await repeatedClones(ctx, o.largeCloneRuns, 'history');
+    results.historyClone = await repeatedClones(ctx, o.largeCloneRuns, 'history', contenderEntries(ctx));
   }
   if (wants(r, 'small-clone')) {
     log(`small clones: ${o.sequentialClones} sequential per contender`);
@@ -152,5 +153,52 @@ export async function scaleOutWorkload(r: RunState, inputs: ScaleOutInputs): Pro
     for (const [what, count, first] of errors)
       if (count > 0) r.failures.record(`scale-out, ${what}: ${count} of ${n} clones failed`, first ?? '');
     return v;
+  });
+}
+
+/** What the fresh-stacks workload takes from the run besides its state. */
+export interface FreshStacksInputs {
+  /** The run folder with the repositories placed (the fresh stacks' data folder). */
+  runDir: string;
+  stackEnv: Record<string, string>;
+  baseEnv: NodeJS.ProcessEnv;
+  scratch: string;
+  /** `main` of the large repository. */
+  head: string;
+  /** Stops the run's stack first (each fresh stack is started on the same data). */
+  stopStack(): Promise<void>;
+}
+
+/** The large clone on fresh stacks (`fresh-stacks.ts`), the run's stack stopped first. */
+export async function freshStacksWorkload(r: RunState, i: FreshStacksInputs): Promise<void> {
+  if (!wants(r, 'fresh-stacks')) return;
+  await i.stopStack();
+  log(`large clone on ${r.o.freshStarts} fresh stacks`);
+  r.results.freshStacks = await r.failures.attempt('large clone on fresh stacks', () =>
+    freshStackClones({
+      dataDir: i.runDir,
+      env: i.stackEnv,
+      baseEnv: i.baseEnv,
+      scratch: i.scratch,
+      starts: r.o.freshStarts,
+      head: i.head,
+      timeoutMs: r.o.opTimeoutMs,
+      log,
+    }),
+  );
+}
+
+/** Worlds of each size, started one after the other once every server of the run is stopped. */
+export async function worldStartupWorkload(r: RunState, stopAll: () => Promise<void>): Promise<void> {
+  if (!wants(r, 'world-startup')) return;
+  await stopAll();
+  r.results.worldStartup = await r.failures.attempt('world start-up', async () => {
+    const out: WorldStartupResult[] = [];
+    for (const n of r.o.worldCells) {
+      const w = await measureWorldStartup(n);
+      log(`world of ${n} cells: first ${w.firstMs} ms, warm ${w.warmMs} ms, ${w.rssMiB} MiB RSS`);
+      out.push(w);
+    }
+    return out;
   });
 }

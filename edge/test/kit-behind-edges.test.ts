@@ -1,8 +1,8 @@
 /**
  * The conformance kit's short checks behind real edges, as a user runs them:
  * `gitlab-cells-ssh conformance --edge nginx` (and `haproxy`) starts the kit's own world with that
- * edge between the topology router and every cell; every check passes (S3, S17, H4, H12 known divergences,
- * S3-cert not run) and
+ * edge between the topology router and every cell; every check passes (S3, S17, H4, H12 known divergences;
+ * S3-cert, the long cases and H6 without a routes snapshot not run) and
  * the report names the edge. The world's stack.json says which edge ran and where.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'kit-edges-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.each(['nginx', 'haproxy'])('the conformance kit behind --edge %s', (edge) => {
-  it('passes every short check through the edge (S3, S17, H4, H12 known divergences; S3-cert and the long S12, S13-long not run)', {
+  it('passes every short check through the edge (S3, S17, H4, H12 known divergences; S3-cert, H6 and the long S12, S13-long, S13-lfs not run)', {
     timeout: 240_000,
   }, async () => {
     const json = join(dir, `${edge}.json`);
@@ -31,15 +31,18 @@ describe.each(['nginx', 'haproxy'])('the conformance kit behind --edge %s', (edg
     const notPassed = report.results
       .filter((x) => x.verdict.kind !== 'pass')
       .map((x) => [x.id, x.verdict.kind]);
-    // S12 and S13-long wait about the edge's timeouts (60 s, 90 s unscaled): long cases, not run
-    // without --long; S20 runs behind any edge and passes.
+    // S12 and S13-long wait about the edge's timeouts (60 s, 90 s unscaled) and S13-lfs the Shell
+    // JWT's TTL and leeway: long cases, not run without --long; H6 needs a routes snapshot
+    // (--routes); S20 runs behind any edge and passes.
     expect(notPassed).toEqual([
       ['S3', 'divergence'],
       ['S3-cert', 'not-run'],
       ['S12', 'not-run'],
       ['S13-long', 'not-run'],
+      ['S13-lfs', 'not-run'],
       ['S17', 'divergence'],
       ['H4', 'divergence'],
+      ['H6', 'not-run'],
       ['H12', 'divergence'],
     ]);
   });

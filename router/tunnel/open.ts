@@ -34,11 +34,16 @@ export interface OpenTunnel {
 
 const MAX_ERROR_BODY = 64 * 1024;
 
+/**
+ * Opens one tunnel request. A cell's refusal (not 200) becomes the error the user sees, its
+ * `{message}` or text after `refusalPrefix` (gitlab-shell names the push request that failed).
+ */
 export async function openTunnel(
   cells: CellDirectory,
   shellJwt: string,
   target: TunnelTarget,
   endpoint: TunnelEndpoint,
+  refusalPrefix = '',
 ): Promise<OpenTunnel> {
   const headers: Record<string, string> = {
     [SHELL_HEADER]: shellJwt,
@@ -80,7 +85,7 @@ export async function openTunnel(
         Array.isArray(header) ? header[0] : header,
       );
     }
-    throw RouterError.tunnelUnavailable(jsonMessage(text) || REMOTE_UNAVAILABLE_MESSAGE);
+    throw RouterError.tunnelUnavailable(`${refusalPrefix}${jsonMessage(text) || REMOTE_UNAVAILABLE_MESSAGE}`);
   }
   const framed = response.headers[RESPONSE_FRAMING_HEADER] === FRAMING_VERSION;
   return { call, response, framed, release };

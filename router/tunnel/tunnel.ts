@@ -21,8 +21,9 @@ export class Tunnel {
     private readonly log: Logger,
   ) {}
 
-  private async open(endpoint: TunnelEndpoint, retryable: boolean): Promise<OpenTunnel> {
-    const p = openTunnel(this.deps.cells, await this.shape.shellJwt(), this.target, endpoint);
+  private async open(endpoint: TunnelEndpoint, retryable: boolean, refusalPrefix = ''): Promise<OpenTunnel> {
+    const jwt = await this.shape.shellJwt();
+    const p = openTunnel(this.deps.cells, jwt, this.target, endpoint, refusalPrefix);
     if (retryable) return p;
     // stdin was already consumed: a 421 now cannot be replayed elsewhere.
     return p.catch((err: unknown) => {
@@ -56,7 +57,8 @@ export class Tunnel {
    * the response without the repeated advertisement.
    */
   async receivePack(): Promise<number> {
-    const adv = await this.open('ssh-receive-pack', true);
+    // A cell's refusal of either request reads as gitlab-shell's (internal/command/githttp).
+    const adv = await this.open('ssh-receive-pack', true, 'cells routing: receive-pack advertisement: ');
     adv.call.body.end(FLUSH_PKT);
     const keep = new AdvertisementFilter('advertisement');
     let first: TunnelOutcome;
@@ -79,7 +81,7 @@ export class Tunnel {
       this.log.info('client sent no commands, nothing to push');
       return 0;
     }
-    const push = await this.open('ssh-receive-pack', false);
+    const push = await this.open('ssh-receive-pack', false, 'cells routing: receive-pack response: ');
     const pump = pumpInput(this.ctx.io.stdin, push.call.body, passthrough, [input]);
     try {
       const outcome = await this.relay(push, new AdvertisementFilter('rest'));

@@ -37,7 +37,9 @@ describe.skipIf(!existsSync('/usr/bin/git-lfs'))('S13-lfs: an LFS upload in the 
     expect(old.result?.expected, old.out).toBe(true);
     expect(old.result?.verdict, old.out).toEqual({
       kind: 'fail',
-      seen: expect.stringMatching(/^push exited 128: remote: ERROR: Not found \| .*hung up/),
+      seen: expect.stringMatching(
+        /^push exited 128: remote: ERROR: cells routing: receive-pack response: Not found \| .*hung up/,
+      ),
     });
     expect(fresh.result?.verdict, fresh.out).toEqual({ kind: 'pass' });
     // The hook waited out the token: TTL 5 s + 60 s of leeway, and more.

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readExactly } from './read-exactly.js';
@@ -38,5 +40,28 @@ describe('readExactly', () => {
     expect(await readExactly(new PassThrough(), 1, { timeoutMs: 5000, signal: already })).toMatchObject({
       reason: 'aborted',
     });
+  });
+
+  it('takes bytes that arrived before the deadline even when the event loop stalled past it', async () => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const accepted = once(server, 'connection') as Promise<[Socket]>;
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await once(client, 'connect');
+    const [socket] = await accepted;
+    try {
+      const read = readExactly(socket, 2, { timeoutMs: 30 });
+      client.write('ok');
+      // The bytes are in the kernel at once; the loop is busy past the deadline. Node runs the
+      // expired timer before it polls the socket: the read must still see them.
+      const until = Date.now() + 150;
+      while (Date.now() < until) {}
+      expect(await read).toEqual({ ok: true, bytes: Buffer.from('ok') });
+    } finally {
+      client.destroy();
+      socket.destroy();
+      server.close();
+    }
   });
 });

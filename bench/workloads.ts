@@ -9,7 +9,7 @@ import { freshStackClones } from './fresh-stacks.js';
 import { contenderEntries, type GitWorkloadContext, pushes, repeatedClones } from './git-workloads.js';
 import type { BenchOptions, WorkloadId } from './options.js';
 import type { FailureLog } from './outcome.js';
-import type { GeneratedRepo } from './repo-gen.js';
+import { type GeneratedRepo, placeRepo } from './repo-gen.js';
 import type { BenchResults } from './results.js';
 import { scaleOut } from './scale-out.js';
 import { concurrentClones, sequentialClones } from './small-clones.js';
@@ -112,6 +112,9 @@ export async function gitWorkloads(
       { source: repos.pushSource, base: repos.small, targetDir: repos.smallDir, url: (c) => c.url('small') },
       o.pushRuns,
     );
+    // The last push left its objects in the small repository; the workloads after this one (the
+    // scale-out's thousand "small" clones) must clone what the report names small.
+    await placeRepo(repos.small, repos.smallDir);
   }
 }
 

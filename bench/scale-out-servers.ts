@@ -102,6 +102,8 @@ export interface HaproxyInput {
   statsSocket: string;
   /** Health check interval. */
   checkIntervalMs: number;
+  /** Connections HAProxy hands each router at once (`maxconn`); the rest queue in HAProxy. */
+  maxConnPerRouter: number;
 }
 
 /** haproxy.cfg for SSH routers behind HAProxy: what README "Scaling out" tells a user to copy. */
@@ -127,6 +129,13 @@ defaults
   # a router that refuses the connection: try again, on the other router
   retries 3
   option redispatch
+  # a burst beyond a router's maxconn waits here for a slot, not in the router's listen backlog,
+  # where connects time out (timeout connect) and the clients see the connection closed
+  timeout queue 10m
+  # the health check waits this long for a busy router's banner (without it, the check interval:
+  # under a burst of 1000 clones on 2 cores the banner took longer than 500 ms, both routers went
+  # DOWN and HAProxy closed every new connection); a dead router still fails at once (refused)
+  timeout check 10s
 
 frontend ssh
   bind ${o.listen}
@@ -139,7 +148,7 @@ backend routers
   # the health check: a TCP connect with a PROXY v2 LOCAL header, then the router's SSH banner
   option tcp-check
   tcp-check expect rstring ^SSH-2\\.0-
-  default-server send-proxy-v2 check check-send-proxy inter ${o.checkIntervalMs}ms fall 2 rise 2
+  default-server send-proxy-v2 check check-send-proxy inter ${o.checkIntervalMs}ms fall 2 rise 2 maxconn ${o.maxConnPerRouter}
 ${servers.join('\n')}
 
 # the benchmark's baseline: the first router alone
@@ -148,7 +157,7 @@ frontend ssh-alone
   default_backend router-alone
 
 backend router-alone
-  server ${first.name} ${first.ssh} send-proxy-v2 track routers/${first.name}
+  server ${first.name} ${first.ssh} send-proxy-v2 track routers/${first.name} maxconn ${o.maxConnPerRouter}
 `;
 }
 
@@ -164,6 +173,12 @@ export interface ScaleOutBalancer {
   stop(): Promise<void>;
 }
 
+/**
+ * Connections each router takes at once from HAProxy: a burst of 1000 on 2 cores overflowed the
+ * routers' listen backlog (Node's 511) and HAProxy's connects timed out; queued in HAProxy, it waits.
+ */
+export const MAX_CONN_PER_ROUTER = 100;
+
 /** Writes and tests the config, then starts HAProxy (`edge/proxy-process.ts`) with its log in `dir`. */
 export async function startScaleOutHaproxy(
   dir: string,
@@ -177,6 +192,7 @@ export async function startScaleOutHaproxy(
     routers,
     statsSocket: join(dir, 'haproxy.sock'),
     checkIntervalMs,
+    maxConnPerRouter: MAX_CONN_PER_ROUTER,
   };
   const configFile = join(dir, 'haproxy.cfg');
   await writeFile(configFile, scaleOutHaproxyConfig(input));

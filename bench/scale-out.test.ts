@@ -90,10 +90,14 @@ describe('scaleOutHaproxyConfig', () => {
       ],
       statsSocket: '/tmp/x.sock',
       checkIntervalMs: 500,
+      maxConnPerRouter: 100,
     });
     expect(cfg).toContain('mode tcp');
     expect(cfg).toContain('default-server send-proxy-v2 check check-send-proxy inter 500ms');
     expect(cfg).toContain('server router-b 127.0.0.1:3002');
-    expect(cfg).toContain('track routers/router-a');
+    expect(cfg).toContain('track routers/router-a maxconn 100');
+    expect(cfg).toMatch(/default-server .* maxconn 100\n/);
+    expect(cfg).toContain('timeout queue 10m');
+    expect(cfg).toContain('timeout check 10s');
   });
 });

@@ -6,6 +6,7 @@
  * the header unread on the socket.
  */
 import { isIP, type Socket } from 'node:net';
+import { ioDeadline } from './io-deadline.js';
 
 export interface ProxyAddress {
   address: string;
@@ -151,7 +152,7 @@ export function readProxyHeader(socket: Socket, timeoutMs: number): Promise<Prox
     const finish = (err: Error | undefined, header?: ProxyHeader, rest?: Buffer) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      cancelDeadline();
       socket.off('data', onData);
       socket.off('close', onClose);
       socket.pause();
@@ -168,14 +169,11 @@ export function readProxyHeader(socket: Socket, timeoutMs: number): Promise<Prox
       finish(undefined, parsed.header, buffered.subarray(parsed.length));
     };
     const onClose = () => finish(new ProxyHeaderError('connection closed before the PROXY header'));
-    // The verdict waits for the loop's next poll phase (setImmediate runs after it): on a busy
-    // loop the due timer runs before the socket is read, and bytes that came in time would not count.
-    const timer = setTimeout(() => {
-      setImmediate(() => {
-        if (buffered.length === 0) finish(undefined);
-        else finish(new ProxyHeaderError(`PROXY header incomplete after ${timeoutMs} ms`));
-      });
-    }, timeoutMs);
+    // Bytes that came in time count even when the loop was too busy to read them (`io-deadline.ts`).
+    const cancelDeadline = ioDeadline(timeoutMs, () => {
+      if (buffered.length === 0) finish(undefined);
+      else finish(new ProxyHeaderError(`PROXY header incomplete after ${timeoutMs} ms`));
+    });
     socket.on('data', onData);
     socket.once('close', onClose);
     socket.resume();

@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { ioDeadline } from './io-deadline.js';
 
 /** Why `readExactly` came back short. */
 export type ShortReadReason = 'end' | 'error' | 'close' | 'timeout' | 'aborted';
@@ -17,20 +18,14 @@ export interface ReadExactlyOptions {
  * Reads exactly `n` bytes from a stream nobody reads yet, leaving anything after them in the stream
  * (unshifted) and the stream paused. A short read says why: the stream ended, failed, closed, the
  * time ran out or the signal fired; `received` counts the bytes seen before that.
- *
- * The time runs out only for bytes that had not arrived, as a Go reader's deadline (yamux reads
- * what its buffer holds before it waits): after an event loop stalled past the deadline, Node runs
- * the timer before the I/O that landed meanwhile, so the verdict waits one turn (`setImmediate`,
- * after the poll phase) and bytes already there still win.
+ * The time runs out only for bytes that had not arrived (`io-deadline.ts`).
  */
 export function readExactly(stream: Duplex, n: number, opts: ReadExactlyOptions): Promise<ReadExactlyResult> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
     let have = 0;
-    let verdict: NodeJS.Immediate | undefined;
     const settle = (result: ReadExactlyResult) => {
-      clearTimeout(timer);
-      clearImmediate(verdict);
+      cancelDeadline();
       stream.off('readable', onReadable);
       stream.off('end', onEnd);
       stream.off('close', onClose);
@@ -56,10 +51,7 @@ export function readExactly(stream: Duplex, n: number, opts: ReadExactlyOptions)
       if (all.length > n) stream.unshift(all.subarray(n));
       settle({ ok: true, bytes: all.subarray(0, n) });
     };
-    const timer = setTimeout(() => {
-      verdict = setImmediate(() => short('timeout'));
-    }, opts.timeoutMs);
-    timer.unref();
+    const cancelDeadline = ioDeadline(opts.timeoutMs, () => short('timeout'));
     stream.on('readable', onReadable);
     stream.once('end', onEnd);
     stream.once('close', onClose);

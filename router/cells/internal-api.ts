@@ -232,9 +232,16 @@ export class InternalApi {
     if (body) headers['content-type'] = 'application/json';
     if (ctx.signal?.aborted) throw RouterError.cancelled('cancelled');
     let call: UpstreamCall | undefined;
+    let timedOut = false;
     const abort = () => call?.cancel();
     const timeoutMs = ctx.deadline === undefined ? this.timeoutMs : Math.max(1, ctx.deadline - Date.now());
-    const timer = setTimeout(abort, Math.min(this.timeoutMs, timeoutMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        abort();
+      },
+      Math.min(this.timeoutMs, timeoutMs),
+    );
     ctx.signal?.addEventListener('abort', abort, { once: true });
     try {
       call = await this.cells
@@ -247,7 +254,9 @@ export class InternalApi {
       return { status: res.status, headers: res.headers, text };
     } catch (err) {
       if (ctx.signal?.aborted) throw RouterError.cancelled('cancelled', err);
-      throw RouterError.internalApiUnreachable('Internal API unreachable', err);
+      // Cancelling the call reads as "socket hang up": the log says what happened instead.
+      const cause = timedOut ? new Error(`no answer in time (internalApiTimeoutMs ${this.timeoutMs})`) : err;
+      throw RouterError.internalApiUnreachable('Internal API unreachable', cause);
     } finally {
       clearTimeout(timer);
       ctx.signal?.removeEventListener('abort', abort);

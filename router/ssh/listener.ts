@@ -80,14 +80,18 @@ export class SshListener {
   }
 
   private onSocket(socket: Socket): void {
-    const rawIp = socket.remoteAddress ?? '';
-    const peerIp = unmapped(rawIp);
-    const peerPort = socket.remotePort ?? 0;
-    socket.on('error', (err) => this.log.debug({ err, remote_ip: peerIp }, 'ssh socket error'));
-    if (this.closing) {
+    if (this.closing || socket.remoteAddress === undefined) {
+      // No address: the peer reset the connection while it waited to be accepted (a client or a
+      // balancer's health check that gave up on a busy router), nothing to refuse or count.
+      if (!this.closing) this.log.debug('connection closed by the peer before it was accepted');
+      socket.on('error', () => undefined);
       socket.destroy();
       return;
     }
+    const rawIp = socket.remoteAddress;
+    const peerIp = unmapped(rawIp);
+    const peerPort = socket.remotePort ?? 0;
+    socket.on('error', (err) => this.log.debug({ err, remote_ip: peerIp }, 'ssh socket error'));
     const verdict = this.opts.gate.admit(peerIp);
     if (!verdict.admitted) {
       this.metrics.sshStartupsDropped++;

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -108,6 +109,32 @@ describe('PROXY protocol', () => {
     expect(res.stdout).toBe('');
     expect(stack.router.metrics.sshProxyRefused).toBe(1);
     expect(checkIps(stack)).toEqual([]);
+  });
+
+  it('a peer that reset the connection before the router accepted it is not a refusal', async () => {
+    stack = await startTestStack({
+      proxyProtocol: true,
+      proxyPolicy: 'require',
+      proxyAllowed: ['127.0.0.1/32'],
+    });
+    // A balancer's health check that gives up on a busy router: it connects, sends its header and
+    // resets while the router's event loop is busy, so the router accepts a connection already gone.
+    // execFileSync blocks this process, and the router in it, until the checker has gone.
+    const out = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `const s = require('node:net').connect(${stack.sshPort}, '127.0.0.1', () => {
+           s.write(Buffer.from(process.argv[1], 'hex'), () => { s.resetAndDestroy(); console.log('reset'); });
+         });`,
+        v2Header().toString('hex'),
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(out.trim()).toBe('reset');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(stack.router.metrics.sshProxyRefused).toBe(0);
+    expect(stack.router.metrics.sshInFlight.connections).toBe(0);
   });
 
   it('use: a client without a header is served as its TCP address; ignore: the header is dropped', async () => {

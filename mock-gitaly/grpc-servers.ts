@@ -68,9 +68,12 @@ export function sshServerFactory(ctx: ServiceContext): (session?: YamuxSession) 
     widenReceiveWindows(server);
     const transport = session ? 'backchannel' : 'plain';
     const impl = sshServiceImplementation(ctx, session);
-    server.addService(service, observedImplementation(ctx.world, service, impl, transport));
+    server.addService(service, observedImplementation(ctx.world, ctx.config.token, service, impl, transport));
     const smartHttpImpl = smartHttpServiceImplementation(ctx, session);
-    server.addService(smartHttp, observedImplementation(ctx.world, smartHttp, smartHttpImpl, transport));
+    server.addService(
+      smartHttp,
+      observedImplementation(ctx.world, ctx.config.token, smartHttp, smartHttpImpl, transport),
+    );
     return server;
   };
 }

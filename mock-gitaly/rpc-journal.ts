@@ -7,6 +7,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { CLIENT_CONTEXT_METADATA } from '../lib/gitaly/smarthttp.js';
 import { journalHeaders } from '../lib/journal-fields.js';
+import { authorizeEarly } from './auth.js';
 import { limitCall, resumeAfterHandler } from './call-limit.js';
 import { MAX_QUEUE_SIZE_MESSAGE, MAX_QUEUE_TIME_MESSAGE, type Release } from './concurrency.js';
 import { asRpcError } from './errors.js';
@@ -156,6 +157,7 @@ function droppedReason(message: string): string {
 
 function wrap(
   world: GitalyWorld,
+  token: string,
   def: grpc.MethodDefinition<unknown, unknown>,
   name: string,
   handler: grpc.UntypedHandleCall,
@@ -203,7 +205,9 @@ function wrap(
       if (action?.kind === 'delay') setTimeout(run, action.ms);
       else run();
     };
-    if (!limited) return admitted(rec.release);
+    // Gitaly's auth interceptor runs before its limiter: a bad token is refused at once by the
+    // handler, never queued.
+    if (!limited || !authorizeEarly(call.metadata, token)) return admitted(rec.release);
     limitCall(world, def.path, call, streaming).then(admitted, (err: unknown) => {
       const e = asRpcError(err);
       if (call.cancelled) return finish(world, rec, call, 'CANCELLED');
@@ -221,6 +225,7 @@ function wrap(
  */
 export function observedImplementation(
   world: GitalyWorld,
+  token: string,
   service: grpc.ServiceDefinition,
   impl: grpc.UntypedServiceImplementation,
   transport: GitalyTransport,
@@ -233,7 +238,7 @@ export function observedImplementation(
       continue;
     }
     const base = { rpc: name, transport, sidechannel: name.endsWith('WithSidechannel') };
-    out[name] = wrap(world, def, name, handler, base);
+    out[name] = wrap(world, token, def, name, handler, base);
   }
   return out;
 }

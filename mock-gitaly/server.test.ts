@@ -82,6 +82,37 @@ describe('authentication', () => {
   });
 });
 
+describe('authentication before the concurrency limiter (Gitaly: auth interceptor, then limit handler)', () => {
+  const oneAtATime = {
+    concurrency: [
+      { rpc: '/gitaly.SSHService/SSHUploadPack', maxPerRepo: 1, maxQueueSize: 5, maxQueueWaitMs: 0 },
+    ],
+  };
+
+  it('refuses a bad token at once while the slot is busy; a good one is not refused for the time it queued', async () => {
+    await start(oneAtATime);
+    const holder = uploadPack();
+    holder.send({ repository });
+    await holder.waitForStdout((out) => out.toString().endsWith('0000'));
+    // Behind the holder in the queue, a bad token would wait for the slot: refused at once instead.
+    const bad = uploadPack(authMetadata('not-the-token'));
+    bad.send({ repository });
+    expect((await bad.done).status.code).toBe(grpc.status.PERMISSION_DENIED);
+    // Signed 28 s ago, then 3 s in the queue: past Gitaly's 30 s when the slot frees.
+    const queued = uploadPack(authMetadata(g.token, Math.floor(Date.now() / 1000) - 28));
+    queued.send({ repository });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(queued.responses).toEqual([]);
+    holder.send({ stdin: FLUSH_PKT });
+    holder.call.end();
+    expect((await holder.done).status.code).toBe(grpc.status.OK);
+    await queued.waitForStdout((out) => out.toString().endsWith('0000'));
+    queued.send({ stdin: FLUSH_PKT });
+    queued.call.end();
+    expect((await queued.done).status.code).toBe(grpc.status.OK);
+  });
+});
+
 describe('request validation', () => {
   beforeEach(() => start());
 

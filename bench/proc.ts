@@ -110,7 +110,7 @@ export async function mustRun(
 
 export function describeFailure(r: RunResult): string {
   const why = r.timedOut ? 'timed out' : r.signal ? `killed by ${r.signal}` : `exit ${r.code}`;
-  const tail = r.stderr.trim().split('\n').slice(-5).join(' | ');
+  const tail = r.stderr.trim().split('\n').slice(-14).join(' | ');
   return tail ? `${why}: ${tail}` : why;
 }
 

@@ -3,7 +3,7 @@
  * address (`ssh -b 127.<phase>.x.y`), so the address that reaches `check_ip` names the clone; and
  * the check of the world's journal that it did.
  */
-import { readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JournalEntry } from '../lib/contracts/world.js';
 import { sshCommandLine } from './openssh.js';
@@ -36,44 +36,105 @@ export interface CloneOutcome {
   error?: string;
 }
 
-/** One clone from `address`: exit 0 and `main` at the expected commit. */
-async function cloneFrom(spec: BurstSpec, address: string, dest: string): Promise<CloneOutcome> {
-  const [host, port] = spec.frontend.split(':');
-  const url = `ssh://git@${host}:${port}/${spec.project}.git`;
-  const env = {
-    ...spec.baseEnv,
-    GIT_SSH_COMMAND: `${sshCommandLine(spec.privateKey, spec.knownHosts)} -b ${address}`,
-  };
-  const r = await run('git', ['clone', '-q', '--bare', url, dest], { env, timeoutMs: spec.timeoutMs });
-  if (r.code !== 0) return { address, ok: false, ms: r.ms, error: describeFailure(r) };
-  const head = await run('git', ['--git-dir', dest, 'rev-parse', 'refs/heads/main'], {
-    timeoutMs: 30_000,
-    keepStdout: true,
-  });
-  await rm(dest, { recursive: true, force: true });
-  const got = head.stdout.trim();
-  if (got !== spec.head)
-    return { address, ok: false, ms: r.ms, error: `clone has main at ${got}, expected ${spec.head}` };
-  return { address, ok: true, ms: r.ms };
+/**
+ * What a failed clone ran into, in a few words, from git's and ssh's standard error: the counts by
+ * cause tell a balancer that closed connections from a router that refused them.
+ */
+export function failureCause(error: string): string {
+  if (/kex_exchange_identification|Connection closed by .* port|ssh_exchange_identification/.test(error))
+    return 'connection closed before the SSH banner';
+  if (/Permission denied \(publickey\)/.test(error)) return 'Permission denied (publickey)';
+  const refusal = /ERROR: ([^|]+?)\s*\|/.exec(error);
+  if (refusal?.[1]) return `ERROR: ${refusal[1]}`;
+  if (/closed by remote host/.test(error)) return 'connection closed during the clone';
+  if (error.startsWith('timed out')) return 'timed out';
+  if (error.startsWith('clone has main at')) return 'wrong commit';
+  return error.slice(0, 80);
 }
 
-/** `count` clones started at once from the addresses of `phase`; `onDone` after each one ends. */
-export async function cloneBurst(
-  spec: BurstSpec,
-  phase: number,
-  count: number,
-  onDone?: (finished: number) => void,
-): Promise<CloneOutcome[]> {
-  let finished = 0;
+/** Failed clones counted by `failureCause`, the most frequent first. */
+export function failureCauses(outcomes: readonly CloneOutcome[]): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const o of outcomes) {
+    if (o.ok) continue;
+    const cause = failureCause(o.error ?? 'unknown');
+    counts.set(cause, (counts.get(cause) ?? 0) + 1);
+  }
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]));
+}
+
+/**
+ * The launcher of a burst: one bash process forks every clone (a fork of bash takes well under a
+ * millisecond; a spawn from the benchmark's Node process took 18 ms on an idle machine and holds its
+ * event loop, so 1000 of them trickled in over half a minute and more). Each clone records
+ * `<index> <exit> <start> <end> <main>` in `results` (one short line, appended atomically) and its
+ * standard error in `<index>.err`.
+ */
+const LAUNCHER = `#!/bin/bash
+# usage: launch.sh <dir> <url> <timeout seconds>; GIT_SSH_BASE is the ssh command line
+dir=$1 url=$2 limit=$3
+mapfile -t addresses < "$dir/addresses"
+for i in "\${!addresses[@]}"; do
+  (
+    start=$EPOCHREALTIME
+    GIT_SSH_COMMAND="$GIT_SSH_BASE -b \${addresses[$i]}" timeout -s KILL "$limit" \\
+      git clone -q --bare "$url" "$dir/c$i" 2> "$dir/$i.err"
+    code=$?
+    end=$EPOCHREALTIME
+    head=-
+    if [ "$code" = 0 ]; then head=$(git --git-dir "$dir/c$i" rev-parse refs/heads/main); fi
+    rm -rf "$dir/c$i"
+    echo "$i $code $start $end $head" >> "$dir/results"
+  ) &
+done
+wait
+`;
+
+/** Exit status of `timeout -s KILL` when it killed the clone. */
+const KILLED_BY_TIMEOUT = 137;
+
+async function outcomeOf(dir: string, address: string, line: string, head: string): Promise<CloneOutcome> {
+  const [index, code, start, end, got] = line.split(' ');
+  const ms = (Number(end) - Number(start)) * 1000;
+  if (code === '0' && got === head) return { address, ok: true, ms };
+  if (code === '0') return { address, ok: false, ms, error: `clone has main at ${got}, expected ${head}` };
+  const stderr = await readFile(join(dir, `${index}.err`), 'utf8').catch(() => '');
+  const tail = stderr.trim().split('\n').slice(-14).join(' | ');
+  const why = code === String(KILLED_BY_TIMEOUT) ? 'timed out' : `exit ${code}`;
+  return { address, ok: false, ms, error: tail ? `${why}: ${tail}` : why };
+}
+
+/** `count` clones started at once from the addresses of `phase` (`clientAddress`). */
+export async function cloneBurst(spec: BurstSpec, phase: number, count: number): Promise<CloneOutcome[]> {
+  const dir = join(spec.dir, `burst-${phase}`);
+  await mkdir(dir, { recursive: true });
+  const addresses = Array.from({ length: count }, (_, i) => clientAddress(phase, i));
+  await writeFile(join(dir, 'addresses'), `${addresses.join('\n')}\n`);
+  await writeFile(join(dir, 'launch.sh'), LAUNCHER, { mode: 0o755 });
+  const [host, port] = spec.frontend.split(':');
+  const url = `ssh://git@${host}:${port}/${spec.project}.git`;
+  const limit = String(Math.ceil(spec.timeoutMs / 1000));
+  // LC_ALL=C: the launcher's $EPOCHREALTIME with a decimal point.
+  const env = {
+    ...spec.baseEnv,
+    LC_ALL: 'C',
+    GIT_SSH_BASE: sshCommandLine(spec.privateKey, spec.knownHosts),
+  };
+  const r = await run('bash', [join(dir, 'launch.sh'), dir, url, limit], {
+    env,
+    timeoutMs: spec.timeoutMs + 60_000,
+  });
+  if (r.code !== 0) throw new Error(`the clone launcher failed: ${describeFailure(r)}`);
+  const lines = (await readFile(join(dir, 'results'), 'utf8')).trim().split('\n');
+  const byIndex = new Map(lines.map((l) => [Number(l.split(' ')[0]), l]));
   const outcomes = await Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      const address = clientAddress(phase, i);
-      const o = await cloneFrom(spec, address, join(spec.dir, `p${phase}-c${i}`));
-      onDone?.(++finished);
-      return o;
+    addresses.map((address, i) => {
+      const line = byIndex.get(i);
+      if (!line) return { address, ok: false, ms: 0, error: 'the launcher recorded no result' };
+      return outcomeOf(dir, address, line, spec.head);
     }),
   );
-  await rm(spec.dir, { recursive: true, force: true });
+  await rm(dir, { recursive: true, force: true });
   return outcomes;
 }
 

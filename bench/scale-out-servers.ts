@@ -13,8 +13,8 @@ import { projectRoot } from '../lib/proto.js';
 import { stackPaths } from '../stack/layout.js';
 import { TUNNEL_SERVICE_NODE_FLAGS } from '../stack/node-flags.js';
 import { freePort } from './openssh.js';
-import { sleep, stopChild, track } from './proc.js';
-import { type BenchStack, listeningLine } from './stack-runner.js';
+import { sleep, stopChild } from './proc.js';
+import { type BenchStack, startLoggedService } from './stack-runner.js';
 
 /** The address HAProxy dials the routers from: the only peer whose PROXY headers they trust. */
 export const BALANCER_ADDRESS = '127.0.0.1';
@@ -55,16 +55,15 @@ export async function startBalancedRouter(
   const configFile = join(paths.configDir, `${name}.json`);
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   const main = join(projectRoot(), 'dist', 'router', 'main.js');
-  const child = track(process.execPath, [...TUNNEL_SERVICE_NODE_FLAGS, main, '--config', configFile], {
-    env: { ...process.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
   const logFile = join(paths.logDir, `${name}.log`);
-  const log = createWriteStream(logFile);
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  const service = startLoggedService(
+    [...TUNNEL_SERVICE_NODE_FLAGS, main, '--config', configFile],
+    { ...process.env, ...opts.env },
+    logFile,
+  );
+  const { child } = service;
   try {
-    const line = await listeningLine(child, opts.timeoutMs);
+    const line = await service.listening(opts.timeoutMs);
     if (child.pid === undefined) throw new Error('no pid');
     return {
       name,
@@ -132,10 +131,10 @@ defaults
   # a burst beyond a router's maxconn waits here for a slot, not in the router's listen backlog,
   # where connects time out (timeout connect) and the clients see the connection closed
   timeout queue 10m
-  # the health check waits this long for a busy router's banner (without it, the check interval:
-  # under a burst of 1000 clones on 2 cores the banner took longer than 500 ms, both routers went
-  # DOWN and HAProxy closed every new connection); a dead router still fails at once (refused)
-  timeout check 10s
+  # the health check waits this long for a busy router's banner: the router's own login grace time
+  # (under a burst of 1000 clones on 2 cores the banner took over 10 s, both routers went DOWN and
+  # HAProxy closed every new connection); a dead router still fails at once (connection refused)
+  timeout check 60s
 
 frontend ssh
   bind ${o.listen}
@@ -176,8 +175,12 @@ export interface ScaleOutBalancer {
 /**
  * Connections each router takes at once from HAProxy: a burst of 1000 on 2 cores overflowed the
  * routers' listen backlog (Node's 511) and HAProxy's connects timed out; queued in HAProxy, it waits.
+ * 50, not 100: what the cell behind them can serve at once on these 2 cores. At 100 per router the 200
+ * upload-packs starved mock Gitaly's event loop (each `spawn` holds it until the child has exec'd:
+ * 150 ms at the median under that load), calls waited half a minute on its socket and 5 of 1000 were
+ * refused for their token's age (Gitaly's ±30 s).
  */
-export const MAX_CONN_PER_ROUTER = 100;
+export const MAX_CONN_PER_ROUTER = 50;
 
 /** Writes and tests the config, then starts HAProxy (`edge/proxy-process.ts`) with its log in `dir`. */
 export async function startScaleOutHaproxy(

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CELLS_USER, PROJECTS } from './bench-data.js';
 import { type ScaleOutResult, scaleOut } from './scale-out.js';
+import { failureCauses } from './scale-out-clones.js';
 import { scaleOutHaproxyConfig } from './scale-out-servers.js';
 import { type BenchStack, startBenchStack } from './stack-runner.js';
 
@@ -72,7 +73,7 @@ describe('two routers behind HAProxy', () => {
     if (f.failed > 0)
       expect(f.failedStderr).toMatch(/closed by remote host|remote end hung up|reset by peer/);
     expect(f.downAfterMs).toBeDefined();
-    expect(f.after).toEqual({ clones: 10, errors: 0 });
+    expect(f.after).toEqual({ clones: 10, errors: 0, errorCauses: {} });
     const routerLog = readFileSync(join(stack.dataDir, 'logs', 'router-a.log'), 'utf8');
     // The routers log the client's address, and HAProxy's as the proxy.
     expect(routerLog).toMatch(/"remote_ip":"127\.2\.\d+\.\d+"[^\n]*"proxy_ip":"127\.0\.0\.1"/);
@@ -98,6 +99,47 @@ describe('scaleOutHaproxyConfig', () => {
     expect(cfg).toContain('track routers/router-a maxconn 100');
     expect(cfg).toMatch(/default-server .* maxconn 100\n/);
     expect(cfg).toContain('timeout queue 10m');
-    expect(cfg).toContain('timeout check 10s');
+    expect(cfg).toContain('timeout check 60s');
+  });
+});
+
+describe('failed clones counted by cause', () => {
+  it('tells a balancer that closed the connection from a router that refused the clone', () => {
+    const fatal =
+      'fatal: Could not read from remote repository. |  | Please make sure you have the correct access rights';
+    const outcomes = [
+      { address: 'a', ok: true, ms: 1 },
+      {
+        address: 'b',
+        ok: false,
+        ms: 1,
+        error: `exit 128: kex_exchange_identification: Connection closed by remote host | ${fatal}`,
+      },
+      {
+        address: 'c',
+        ok: false,
+        ms: 1,
+        error: `exit 128: kex_exchange_identification: Connection closed by remote host | ${fatal}`,
+      },
+      {
+        address: 'd',
+        ok: false,
+        ms: 1,
+        error: `exit 128: remote:  | remote: ${'='.repeat(72)} | remote:  | remote: ERROR: Internal API unreachable |  | remote:  | ${fatal}`,
+      },
+      {
+        address: 'e',
+        ok: false,
+        ms: 1,
+        error: `exit 128: git@127.0.0.1: Permission denied (publickey). | ${fatal}`,
+      },
+      { address: 'f', ok: false, ms: 1, error: 'timed out' },
+    ];
+    expect(failureCauses(outcomes)).toEqual({
+      'connection closed before the SSH banner': 2,
+      'ERROR: Internal API unreachable': 1,
+      'Permission denied (publickey)': 1,
+      'timed out': 1,
+    });
   });
 });

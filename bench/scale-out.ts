@@ -17,12 +17,14 @@ import {
   type CloneOutcome,
   checkIps,
   cloneBurst,
+  failureCauses,
   journalMark,
 } from './scale-out-clones.js';
 import {
   BALANCER_ADDRESS,
   type BalancedRouter,
   balancerKnownHosts,
+  MAX_CONN_PER_ROUTER,
   routerMetric,
   type ScaleOutBalancer,
   startBalancedRouter,
@@ -51,6 +53,8 @@ export interface ScaleOutBurst {
   clones: number;
   errors: number;
   firstError?: string;
+  /** Failed clones by cause (`failureCause`). */
+  errorCauses: Record<string, number>;
   wallMs: number;
   clonesPerSecond: number;
   latency?: LatencySummary;
@@ -76,7 +80,7 @@ export interface ScaleOutFailover {
   /** From the kill to HAProxy's `show stat` reporting the router DOWN. */
   downAfterMs: number | undefined;
   /** Clones started once the router was out. */
-  after: { clones: number; errors: number; firstError?: string };
+  after: { clones: number; errors: number; firstError?: string; errorCauses: Record<string, number> };
 }
 
 export interface ScaleOutResult {
@@ -128,6 +132,7 @@ async function burst(
   const result: ScaleOutBurst = {
     clones: count,
     errors: count - ok.length,
+    errorCauses: failureCauses(outcomes),
     wallMs,
     clonesPerSecond: ok.length / (wallMs / 1000),
     latency: summarize(ok.map((o) => o.ms)),
@@ -177,7 +182,9 @@ async function failover(
   const burstDone = cloneBurst(spec, 4, count).finally(() => {
     finished = true;
   });
-  const kill = await killWhenBusy(victim, Math.max(2, Math.floor(count / 8)), () => finished);
+  // Busy: an eighth of the burst, but no more than half of what HAProxy hands it at once.
+  const busy = Math.max(2, Math.min(Math.floor(count / 8), MAX_CONN_PER_ROUTER / 2));
+  const kill = await killWhenBusy(victim, busy, () => finished);
   const down = waitStatus(haproxy, [victim.name], /^DOWN/, 15_000).then((seen) =>
     seen ? performance.now() - kill.at : undefined,
   );
@@ -198,6 +205,7 @@ async function failover(
     after: {
       clones: afterCount,
       errors: later.filter((o) => !o.ok).length,
+      errorCauses: failureCauses(later),
       ...(laterFailed?.error ? { firstError: laterFailed.error } : {}),
     },
   };

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../lib/proto.js';
 import { EXIT_ADDRESS_IN_USE, findSpareOffset, stackPaths } from '../stack/layout.js';
@@ -178,19 +178,15 @@ export async function startExtraBridge(
   const config = { ...own, listen: '127.0.0.1:0', ...opts.overrides };
   const configFile = join(paths.configDir, `${name}.json`);
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  const child = track(
-    process.execPath,
+  const logFile = join(paths.logDir, `${name}.log`);
+  const service = startLoggedService(
     [...TUNNEL_SERVICE_NODE_FLAGS, join(projectRoot(), 'dist', 'bridge', 'main.js'), '--config', configFile],
-    {
-      env: { ...process.env, ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    { ...process.env, ...opts.env },
+    logFile,
   );
-  const log = createWriteStream(join(paths.logDir, `${name}.log`));
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  const { child } = service;
   try {
-    const url = await listeningUrl(child, opts.timeoutMs);
+    const url = await listeningUrl(service, opts.timeoutMs);
     if (child.pid === undefined) throw new Error('no pid');
     return { pid: child.pid, url, stop: () => stopChild(child, 15_000) };
   } catch (err) {
@@ -202,31 +198,53 @@ export async function startExtraBridge(
 }
 
 /** The `listen` URL of the bridge's `listening` log line. */
-async function listeningUrl(child: ChildProcess, timeoutMs: number): Promise<string> {
-  const line = await listeningLine(child, timeoutMs);
+async function listeningUrl(service: LoggedService, timeoutMs: number): Promise<string> {
+  const line = await service.listening(timeoutMs);
   if (typeof line.listen !== 'string') throw new Error('the listening line has no listen URL');
   return line.listen;
 }
 
-/** The fields of a service's `listening` log line on its stdout (the addresses it bound). */
-export function listeningLine(child: ChildProcess, timeoutMs: number): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => done(new Error(`no listening line within ${timeoutMs} ms`)), timeoutMs);
-    const onData = (c: Buffer) => {
-      seen = (seen + c.toString()).slice(-65_536);
-      const line = seen.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) done(undefined, JSON.parse(line) as Record<string, unknown>);
-    };
-    const onExit = (code: number | null) => done(new Error(`exited (${code}): ${seen.trim().slice(-2000)}`));
-    function done(err: Error | undefined, fields?: Record<string, unknown>) {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-      if (err || !fields) reject(err ?? new Error('no listening line'));
-      else resolve(fields);
-    }
-    child.stdout?.on('data', onData);
-    child.once('exit', onExit);
-  });
+/** A service the benchmark started itself, its output going straight to its log file. */
+export interface LoggedService {
+  child: ChildProcess;
+  /** The fields of its `listening` log line (the addresses it bound), read from the log file. */
+  listening(timeoutMs: number): Promise<Record<string, unknown>>;
+}
+
+/**
+ * Starts a Node service with stdout and stderr on `logFile` itself, not on pipes this process
+ * reads: the services log synchronously, so a pipe left full while this process is busy (1000
+ * clones spawned, each spawn blocking its event loop) would stop the service.
+ */
+export function startLoggedService(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): LoggedService {
+  const fd = openSync(logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = track(process.execPath, args, { env, stdio: ['ignore', fd, fd] });
+  } finally {
+    closeSync(fd);
+  }
+  return { child, listening: (timeoutMs) => listeningLineIn(logFile, child, timeoutMs) };
+}
+
+async function listeningLineIn(
+  logFile: string,
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = readFileSync(logFile, 'utf8');
+    const line = text
+      .split('\n')
+      .find((l) => l.includes('"msg":"listening"') && l.includes(`"pid":${child.pid}`));
+    if (line) return JSON.parse(line) as Record<string, unknown>;
+    if (exited(child)) throw new Error(`exited (${child.exitCode}): ${text.trim().slice(-2000)}`);
+    if (Date.now() > deadline) throw new Error(`no listening line within ${timeoutMs} ms`);
+    await sleep(50);
+  }
 }

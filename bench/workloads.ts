@@ -11,7 +11,7 @@ import type { BenchOptions, WorkloadId } from './options.js';
 import type { FailureLog } from './outcome.js';
 import { type GeneratedRepo, placeRepo } from './repo-gen.js';
 import type { BenchResults } from './results.js';
-import { scaleOut } from './scale-out.js';
+import { type ScaleOutBurst, scaleOut } from './scale-out.js';
 import { concurrentClones, sequentialClones } from './small-clones.js';
 import { largeClones } from './ssh-ciphers.js';
 import type { BenchStack } from './stack-runner.js';
@@ -148,13 +148,19 @@ export async function scaleOutWorkload(r: RunState, inputs: ScaleOutInputs): Pro
       timeoutMs: r.o.opTimeoutMs,
       log,
     });
-    const errors: Array<[string, number, string | undefined]> = [
-      ['one router', v.alone.errors, v.alone.firstError],
-      ['two routers', v.pair.errors, v.pair.firstError],
-      ['after the failover', v.failover.after.errors, v.failover.after.firstError],
+    const bursts: Array<[string, Pick<ScaleOutBurst, 'errors' | 'errorCauses' | 'firstError'>]> = [
+      ['one router', v.alone],
+      ['two routers', v.pair],
+      ['after the failover', v.failover.after],
     ];
-    for (const [what, count, first] of errors)
-      if (count > 0) r.failures.record(`scale-out, ${what}: ${count} of ${n} clones failed`, first ?? '');
+    for (const [what, b] of bursts) {
+      if (b.errors === 0) continue;
+      const causes = Object.entries(b.errorCauses).map(([cause, count]) => `${count} × ${cause}`);
+      r.failures.record(
+        `scale-out, ${what}: ${b.errors} of ${n} clones failed (${causes.join('; ')})`,
+        b.firstError ?? '',
+      );
+    }
     return v;
   });
 }

@@ -155,6 +155,31 @@ function droppedReason(message: string): string {
   return message === MAX_QUEUE_TIME_MESSAGE ? 'max_time' : 'other';
 }
 
+/** The journal record of a call as it starts (a unary call's request fields already known). */
+function callRecord(
+  endpoint: string,
+  call: AnyCall,
+  streaming: boolean,
+  base: Record<string, unknown>,
+  fault: CallRecord['fault'],
+): CallRecord {
+  return {
+    started: performance.now(),
+    startedAt: new Date(),
+    endpoint,
+    headers: metadataHeaders(call.metadata),
+    fields: {
+      ...base,
+      ...(streaming ? {} : requestFields((call as grpc.ServerUnaryCall<unknown, unknown>).request)),
+    },
+    bytesIn: 0,
+    bytesOut: 0,
+    fault,
+    done: false,
+    release: () => undefined,
+  };
+}
+
 function wrap(
   world: GitalyWorld,
   token: string,
@@ -166,21 +191,7 @@ function wrap(
   const streaming = def.requestStream || def.responseStream;
   const wrapped = (call: AnyCall, callback?: grpc.sendUnaryData<unknown>) => {
     const action = world.faults.take(name);
-    const rec: CallRecord = {
-      started: performance.now(),
-      startedAt: new Date(),
-      endpoint: def.path,
-      headers: metadataHeaders(call.metadata),
-      fields: {
-        ...base,
-        ...(streaming ? {} : requestFields((call as grpc.ServerUnaryCall<unknown, unknown>).request)),
-      },
-      bytesIn: 0,
-      bytesOut: 0,
-      fault: action?.fault,
-      done: false,
-      release: () => undefined,
-    };
+    const rec = callRecord(def.path, call, streaming, base, action?.fault);
     if (action?.kind === 'fail') {
       failCall(call, callback, action);
       return finish(world, rec, call, codeName(action.code));

@@ -239,10 +239,12 @@ async function listeningLineIn(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const text = readFileSync(logFile, 'utf8');
-    const line = text
-      .split('\n')
-      .find((l) => l.includes('"msg":"listening"') && l.includes(`"pid":${child.pid}`));
-    if (line) return JSON.parse(line) as Record<string, unknown>;
+    for (const line of text.split('\n')) {
+      if (!line.includes('"msg":"listening"')) continue;
+      const fields = JSON.parse(line) as Record<string, unknown>;
+      // The log file may hold an earlier process's lines (it is appended to).
+      if (fields.pid === child.pid) return fields;
+    }
     if (exited(child)) throw new Error(`exited (${child.exitCode}): ${text.trim().slice(-2000)}`);
     if (Date.now() > deadline) throw new Error(`no listening line within ${timeoutMs} ms`);
     await sleep(50);

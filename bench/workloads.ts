@@ -135,7 +135,7 @@ export async function scaleOutWorkload(r: RunState, inputs: ScaleOutInputs): Pro
     if (!r.stack) throw new Error(r.stackMissing);
     const user = r.stack.json.users.find((u) => u.username === CELLS_USER);
     if (!user) throw new Error(`stack.json has no user ${CELLS_USER}`);
-    log(`scale-out: ${n} concurrent clones through one router, then two, then one killed`);
+    log(`scale-out: ${n} concurrent clones through two routers, then one, then one killed`);
     const v = await scaleOut({
       stack: r.stack,
       stackEnv: inputs.stackEnv,

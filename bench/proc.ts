@@ -108,10 +108,17 @@ export async function mustRun(
   return r;
 }
 
-export function describeFailure(r: RunResult): string {
-  const why = r.timedOut ? 'timed out' : r.signal ? `killed by ${r.signal}` : `exit ${r.code}`;
-  const tail = r.stderr.trim().split('\n').slice(-14).join(' | ');
+/** `why`, then the last lines of a command's standard error (enough for gitlab-shell's error box). */
+export function failureText(why: string, stderr: string): string {
+  const tail = stderr.trim().split('\n').slice(-14).join(' | ');
   return tail ? `${why}: ${tail}` : why;
+}
+
+export function describeFailure(r: RunResult): string {
+  return failureText(
+    r.timedOut ? 'timed out' : r.signal ? `killed by ${r.signal}` : `exit ${r.code}`,
+    r.stderr,
+  );
 }
 
 /** Output of a short command (stdout, or stderr when stdout is empty), or undefined when it cannot run. */

@@ -7,7 +7,7 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JournalEntry } from '../lib/contracts/world.js';
 import { sshCommandLine } from './openssh.js';
-import { describeFailure, run, sleep } from './proc.js';
+import { describeFailure, failureText, run, sleep } from './proc.js';
 
 /** A distinct loopback address per clone of a phase: 127.<phase>.<i / 250>.<i % 250 + 1>. */
 export function clientAddress(phase: number, i: number): string {
@@ -99,9 +99,8 @@ async function outcomeOf(dir: string, address: string, line: string, head: strin
   if (code === '0' && got === head) return { address, ok: true, ms };
   if (code === '0') return { address, ok: false, ms, error: `clone has main at ${got}, expected ${head}` };
   const stderr = await readFile(join(dir, `${index}.err`), 'utf8').catch(() => '');
-  const tail = stderr.trim().split('\n').slice(-14).join(' | ');
   const why = code === String(KILLED_BY_TIMEOUT) ? 'timed out' : `exit ${code}`;
-  return { address, ok: false, ms, error: tail ? `${why}: ${tail}` : why };
+  return { address, ok: false, ms, error: failureText(why, stderr) };
 }
 
 /** `count` clones started at once from the addresses of `phase` (`clientAddress`). */

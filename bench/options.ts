@@ -35,6 +35,11 @@ export interface BenchOptions {
   scaleOutClones: number;
   /** Fresh stack starts of the `fresh-stacks` workload (one large clone each). */
   freshStarts: number;
+  /**
+   * How long each fresh stack idles after its warm-up clone, before the large clone: past V8's memory
+   * reducer (8 s after start-up), which changed how the router's heap grows (stack/node-flags.ts).
+   */
+  freshIdleMs: number;
 }
 
 export const WORKLOADS = [
@@ -183,6 +188,7 @@ function quickOptions(f: Flags): BenchOptions {
     fcgiChildren: f.fcgiChildren ?? 10,
     scaleOutClones: f.scaleOutClones ?? 40,
     freshStarts: 5,
+    freshIdleMs: 0,
   };
 }
 
@@ -209,6 +215,7 @@ function fullOptions(f: Flags): BenchOptions {
     fcgiChildren: f.fcgiChildren ?? 500,
     scaleOutClones: f.scaleOutClones ?? 1000,
     freshStarts: 5,
+    freshIdleMs: 12_000,
   };
 }
 

@@ -9,7 +9,8 @@ export function renderFreshStacks(r: BenchResults): string[] {
   const o: Outcome<FreshStacksResult> | undefined = r.freshStacks;
   if (!o) return [];
   const v = okValue(o);
-  const title = `**Large clone on fresh stacks** (the stack started anew for each clone, warmed up by one small clone; router CPU per clone, min / median / max, and per GiB of the ${(r.repos.large.packBytes / 1024 ** 2).toFixed(0)} MiB pack)`;
+  const idle = v?.idleMs ? `, then idle for ${v.idleMs / 1000} s` : '';
+  const title = `**Large clone on fresh stacks** (the stack started anew for each clone, warmed up by one small clone${idle}; router CPU per clone, min / median / max, and per GiB of the ${(r.repos.large.packBytes / 1024 ** 2).toFixed(0)} MiB pack)`;
   if (!v) return ['', title, '', `FAILED: ${o.ok ? '' : o.error.replace(/\n/g, ' ')}`];
   const s = (x: number) => `${x.toFixed(2)} s (${(perGiBServed(r, x) ?? 0).toFixed(2)} s/GiB)`;
   return [

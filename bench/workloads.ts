@@ -190,6 +190,7 @@ export async function freshStacksWorkload(r: RunState, i: FreshStacksInputs): Pr
       baseEnv: i.baseEnv,
       scratch: i.scratch,
       starts: r.o.freshStarts,
+      idleMs: r.o.freshIdleMs,
       head: i.head,
       timeoutMs: r.o.opTimeoutMs,
       log,

@@ -20,9 +20,21 @@
  * ~8 MiB more of it stays resident while the tunnels idle: over half of the benchmark's "RSS per idle
  * tunnel" (README "Performance", Memory). Their pack bytes are off-heap Buffers; interleaved A/B of
  * the benchmark's large clone and bridge-only throughput measured no CPU cost.
+ *
+ * `--heap-growing-percent=300` for the router and the bridge: after each mark-compact the old
+ * generation may grow to 4× the live heap (V8 picks 1.1–4× from its GC-speed estimate, at least
+ * live + 8 MiB) before incremental marking starts again. Their live heap is ~12 MiB, but every
+ * chunk they relay is an off-heap Buffer, and those that wait in a write queue across two young
+ * collections are promoted and counted against that limit until the next mark-compact. Once V8's
+ * memory reducer has run (8 s after start-up, when the process is idle: every router in production,
+ * every stack the benchmark left idle between workloads) it grows the heap slowly, the limit
+ * stays near live + 9 MiB, and a large clone ran a mark-compact every 70–100 ms (41–47 per 216 MiB
+ * pack, `--trace-gc`: "finalize incremental marking via task"): the router's "slow mode", 2.4–3.1 s
+ * of CPU per large clone after 15 s idle against 0.9–1.2 s with this flag, five fresh stacks each
+ * (`--no-memory-reducer` alone: 1.7–2.9 s). RSS per idle tunnel unchanged (router 42, bridge 52 KiB).
  */
 const SMALL_HEAP = ['--optimize-for-size'] as const;
-export const TUNNEL_SERVICE_NODE_FLAGS = ['--max-semi-space-size=2'] as const;
+export const TUNNEL_SERVICE_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=300'] as const;
 
 const FLAGS: Readonly<Record<string, readonly string[]>> = {
   'mock-gitaly': SMALL_HEAP,

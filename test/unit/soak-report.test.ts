@@ -62,8 +62,8 @@ describe('the services’ node flags', () => {
   it('gives mock Gitaly and the mock Rails the small old-generation step, the data path only the young-generation cap', () => {
     expect(nodeFlagsFor('mock-gitaly')).toEqual(['--optimize-for-size']);
     expect(nodeFlagsFor('mock-cell')).toEqual(['--optimize-for-size']);
-    expect(nodeFlagsFor('router')).toEqual(['--max-semi-space-size=2']);
-    expect(nodeFlagsFor('bridge')).toEqual(['--max-semi-space-size=2']);
+    expect(nodeFlagsFor('router')).toEqual(['--max-semi-space-size=2', '--heap-growing-percent=300']);
+    expect(nodeFlagsFor('bridge')).toEqual(['--max-semi-space-size=2', '--heap-growing-percent=300']);
     expect(nodeFlagsFor('topology-service')).toEqual([]);
   });
 });

@@ -2,6 +2,8 @@ import { type Outcome, okValue } from './outcome.js';
 import type { Target } from './results.js';
 import type { ScaleOutBurst, ScaleOutResult } from './scale-out.js';
 
+type ScaleOutLimited = NonNullable<ScaleOutResult['limited']>;
+
 /** The scale-out section of the markdown report and its targets (issue 25). */
 
 const ms = (x: number | undefined) => (x === undefined ? '–' : `${x.toFixed(0)} ms`);
@@ -14,6 +16,22 @@ function burstRow(label: string, b: ScaleOutBurst): string {
     .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
     .join(' / ');
   return `| ${label} | ${b.errors} of ${b.clones} | ${split} | ${b.clonesPerSecond.toFixed(1)} | ${ms(b.latency?.p50)} / ${ms(b.latency?.p99)} | ${cpu} | ${(b.machineBusy * 100).toFixed(0)} % |`;
+}
+
+function limitsText(limits: ScaleOutLimited['limits']): string {
+  return limits
+    .map(
+      (l) =>
+        `${l.rpc.split('/').pop()}: maxPerRepo ${l.maxPerRepo}, maxQueueSize ${l.maxQueueSize}, maxQueueWait ${(l.maxQueueWaitMs ?? 0) / 1000} s`,
+    )
+    .join('; ');
+}
+
+function limitedText(l: ScaleOutLimited, pair: ScaleOutBurst): string {
+  const causes = Object.entries(l.errorCauses)
+    .map(([k, n]) => `${n} × “${k}”`)
+    .join(', ');
+  return `With mock Gitaly's \`[[concurrency]]\` limiter on (set while the world ran, control op \`gitaly concurrency\`): ${l.errors} of ${l.clones} clones failed${causes ? ` (${causes})` : ''}, ${(l.clonesPerSecond / pair.clonesPerSecond).toFixed(2)}× the clones per second of the burst without it, p99 ${ms(l.latency?.p99)} (without: ${ms(pair.latency?.p99)}).`;
 }
 
 function refusals(by: Record<string, number> | undefined): string {
@@ -37,10 +55,14 @@ export function renderScaleOut(o: Outcome<ScaleOutResult> | undefined): string[]
     '| --- | --- | --- | --- | --- | --- | --- |',
     burstRow('one (router-a alone, same HAProxy)', v.alone),
     burstRow('two', v.pair),
+    ...(v.limited
+      ? [burstRow(`two, mock Gitaly limiting upload-packs (${limitsText(v.limited.limits)})`, v.limited)]
+      : []),
     '',
     `Two routers against one: ${v.throughputRatio.toFixed(2)}× the clones per second on ${v.cores} cores (both runs CPU-bound on the same cores, so no gain is expected here); split ${(v.spread * 100).toFixed(1)} % apart. ` +
       `check_ip at the cell's \`/allowed\`: ${v.checkIp.matched} of ${v.checkIp.clones} successful clones' own addresses (e.g. ${v.checkIp.sample.join(', ') || '–'}), HAProxy's 127.0.0.1 ${v.checkIp.balancerAddress} times. ` +
       `Connections the routers closed for the PROXY protocol (health checks included): ${refusals(v.proxyRefusals)}.`,
+    ...(v.limited ? ['', limitedText(v.limited, v.pair)] : []),
     '',
     `Failure run: ${f.killed} SIGKILLed while it ran ${f.sessionsOnKilled} git sessions; ${f.failed} of ${f.clones} clones failed, ${f.succeeded} succeeded; HAProxy's health check had it DOWN ${ms(f.downAfterMs)} after the kill; ${f.after.errors} errors in ${f.after.clones} clones started after.` +
       (f.failedStderr
@@ -56,7 +78,9 @@ export function scaleOutTargets(o: Outcome<ScaleOutResult> | undefined): Target[
   return [
     {
       name: `Two routers behind HAProxy: zero errors in ${n ?? 'N'} concurrent clones`,
-      measured: v ? `${v.pair.errors} errors (one router: ${v.alone.errors})` : 'FAILED',
+      measured: v
+        ? `${v.pair.errors} errors (one router: ${v.alone.errors}${v.limited ? `; Gitaly limiter on: ${v.limited.errors}` : ''})`
+        : 'FAILED',
       met: v ? v.pair.errors === 0 : false,
     },
     {

@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GITALY_OVERLOADED_MESSAGE } from '../bridge/gitaly-errors.js';
 import { CELLS_USER, PROJECTS } from './bench-data.js';
 import { type ScaleOutResult, scaleOut } from './scale-out.js';
 import { failureCauses } from './scale-out-clones.js';
@@ -13,9 +14,11 @@ import { type BenchStack, startBenchStack } from './stack-runner.js';
 /**
  * The scale-out wiring with real parts: a world, two more routers of it with PROXY protocol v2
  * required, Debian's HAProxy in front, real `git` and OpenSSH clients each from its own loopback
- * address. 20 clones through one router, 20 through both, then one router SIGKILLed mid-burst.
+ * address. 20 clones through both, 20 through one router, 20 through both with mock Gitaly's limiter on, then
+ * one router SIGKILLed mid-burst.
  */
 const CLONES = 20;
+const UPLOAD_PACK = '/gitaly.SSHService/SSHUploadPackWithSidechannel';
 let dir: string;
 let stack: BenchStack | undefined;
 
@@ -56,6 +59,8 @@ describe('two routers behind HAProxy', () => {
       privateKey,
       clones: CLONES,
       timeoutMs: 60_000,
+      // Tight enough that 20 clones at once overflow it: the limited burst shows the limiter was on.
+      gitalyLimits: [{ rpc: UPLOAD_PACK, maxPerRepo: 1, maxQueueSize: 1, maxQueueWaitMs: 0 }],
       log: (line) => process.stderr.write(`${line}\n`),
     });
     expect(r.alone.firstError).toBeUndefined();
@@ -66,6 +71,12 @@ describe('two routers behind HAProxy', () => {
     expect(r.pair.perRouter['router-b']).toBeGreaterThan(0);
     expect(r.checkIp).toMatchObject({ matched: 2 * CLONES, clones: 2 * CLONES, balancerAddress: 0 });
     expect(r.checkIp.sample.every((ip) => /^127\.[23]\./.test(ip))).toBe(true);
+    // With mock Gitaly's limiter on, the calls over its queue were refused with the bridge's words
+    // for RESOURCE_EXHAUSTED; the failure run after it (limits reset) met none.
+    const limited = r.limited;
+    expect(limited?.errors).toBeGreaterThan(0);
+    expect(limited?.errors).toBeLessThan(CLONES);
+    expect(Object.keys(limited?.errorCauses ?? {}).join('\n')).toContain(GITALY_OVERLOADED_MESSAGE);
     const f = r.failover;
     expect(f.failed + f.succeeded).toBe(CLONES);
     expect(f.succeeded).toBeGreaterThan(0);

@@ -1,7 +1,8 @@
 /**
  * @file The scale-out workload (issue 25): HAProxy (`mode tcp`, PROXY protocol v2, health check) in
  * front of two `learn` routers of the running world. After a warm-up through both, N concurrent small
- * clones through both, then through the first router alone: errors, the split between the routers (their
+ * clones through both, then through the first router alone, then through both with the cell's mock
+ * Gitaly limiting upload-packs (`SCALE_OUT_GITALY_LIMITS`, set by the control API): errors, the split between the routers (their
  * `gitlab_cells_router_ssh_git_commands_total`), throughput as a ratio, and the client address
  * reaching `check_ip`. Then the failure run: one router SIGKILLed (by pid) mid-burst, HAProxy's
  * health check takes it out, the clones in flight on it fail, the rest succeed, and a burst after
@@ -10,6 +11,8 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { ControlClient } from '../fixture/control-client.js';
+import { type GitalyConcurrencyLimit, worldControl } from '../fixture/world-control.js';
 import { machineBusySeconds, ownCpu, sleep } from './proc.js';
 import {
   type BurstSpec,
@@ -46,6 +49,8 @@ export interface ScaleOutContext {
   privateKey: string;
   clones: number;
   timeoutMs: number;
+  /** The mock Gitaly limits of the limited burst (default `SCALE_OUT_GITALY_LIMITS`). */
+  gitalyLimits?: GitalyConcurrencyLimit[];
   log(line: string): void;
 }
 
@@ -88,6 +93,8 @@ export interface ScaleOutResult {
   cores: number;
   alone: ScaleOutBurst;
   pair: ScaleOutBurst;
+  /** Through both routers with the cell's mock Gitaly limiting upload-packs (absent before it existed). */
+  limited?: ScaleOutBurst & { limits: GitalyConcurrencyLimit[] };
   /** |a − b| / mean of the two routers' git commands in the pair burst. */
   spread: number;
   /** Clones per second through both routers / through the first alone. */
@@ -97,6 +104,19 @@ export interface ScaleOutResult {
   /** Connections the routers closed for the PROXY protocol, by the reason they logged. */
   proxyRefusals: Record<string, number>;
 }
+
+/**
+ * Gitaly's `[[concurrency]]` for the limited burst: fewer upload-packs at once on the one repository
+ * than HAProxy lets through (2 × MAX_CONN_PER_ROUTER), the rest queued within Gitaly's bounds.
+ */
+export const SCALE_OUT_GITALY_LIMITS: GitalyConcurrencyLimit[] = [
+  {
+    rpc: '/gitaly.SSHService/SSHUploadPackWithSidechannel',
+    maxPerRepo: 25,
+    maxQueueSize: 100,
+    maxQueueWaitMs: 30_000,
+  },
+];
 
 const GIT_COMMANDS = 'gitlab_cells_router_ssh_git_commands_total';
 const SESSIONS = 'gitlab_cells_router_ssh_sessions_total';
@@ -145,6 +165,26 @@ async function burst(
   };
   if (failed?.error) result.firstError = failed.error;
   return { result, outcomes };
+}
+
+/** A burst through both routers with the project's cell's mock Gitaly limiting (then its limits reset). */
+async function limitedBurst(
+  ctx: ScaleOutContext,
+  spec: BurstSpec,
+  routers: readonly BalancedRouter[],
+): Promise<ScaleOutResult['limited']> {
+  const { control, projects } = ctx.stack.json;
+  const cell = projects.find((p) => p.path === ctx.project)?.cell;
+  if (!cell) throw new Error(`stack.json has no project ${ctx.project}`);
+  const gitaly = worldControl(new ControlClient(control.url, control.tokenFile)).gitaly(cell);
+  const limits = ctx.gitalyLimits ?? SCALE_OUT_GITALY_LIMITS;
+  await gitaly.concurrency(limits);
+  try {
+    const { result } = await burst(spec, routers, 6, ctx.clones);
+    return { ...result, limits };
+  } finally {
+    await gitaly.reset();
+  }
 }
 
 /** git sessions running on `router`: git commands started less sessions ended (its counters). */
@@ -263,6 +303,9 @@ export async function scaleOut(ctx: ScaleOutContext): Promise<ScaleOutResult> {
     ctx.log(`scale-out: ${ctx.clones} clones, two routers: ${summary(pair.result)}`);
     const alone = await burst({ ...spec, frontend: haproxy.aloneListen }, routers, 3, ctx.clones);
     ctx.log(`scale-out: ${ctx.clones} clones, one router: ${summary(alone.result)}`);
+    const limited = await limitedBurst(ctx, spec, routers);
+    if (limited)
+      ctx.log(`scale-out: ${ctx.clones} clones, two routers, Gitaly limiter on: ${summary(limited)}`);
     const checkIp = await checkIps(
       ctx.stack.json.journal,
       [...alone.outcomes, ...pair.outcomes],
@@ -279,6 +322,7 @@ export async function scaleOut(ctx: ScaleOutContext): Promise<ScaleOutResult> {
       cores: availableParallelism(),
       alone: alone.result,
       pair: pair.result,
+      limited,
       spread: na + nb === 0 ? 1 : Math.abs(na - nb) / ((na + nb) / 2),
       throughputRatio: pair.result.clonesPerSecond / alone.result.clonesPerSecond,
       checkIp,

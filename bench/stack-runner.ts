@@ -16,6 +16,8 @@ export interface StackJson {
   knownHosts: string;
   /** The world's journal (NDJSON, one entry per request a service received). */
   journal: string;
+  /** The world's control API (`POST /control/…`, bearer token in `tokenFile`). */
+  control: { url: string; tokenFile: string };
   pids: Record<string, number>;
 }
 

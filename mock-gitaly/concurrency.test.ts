@@ -57,6 +57,28 @@ describe('ConcurrencyLimiter', () => {
     expect(limiter.running(RPC, 'default/a.git')).toBe(0);
   });
 
+  it('setLimits: waiters are admitted as far as the new limits allow, running calls keep their slots', async () => {
+    const limiter = new ConcurrencyLimiter([limit()]);
+    const first = await limiter.acquire(RPC, 'default/a.git');
+    const waiting = [1, 2, 3].map(() => limiter.acquire(RPC, 'default/a.git'));
+    limiter.setLimits([limit({ maxPerRepo: 3 })]);
+    expect(await Promise.all(waiting.map(settled))).toEqual(['resolved', 'resolved', 'pending']);
+    expect(limiter.running(RPC, 'default/a.git')).toBe(3);
+    // Tightened below what runs: nobody is stopped, the next call waits until enough ended.
+    limiter.setLimits([limit({ maxPerRepo: 1 })]);
+    first();
+    expect(await settled(waiting[2] as Promise<unknown>)).toBe('pending');
+    (await waiting[0])?.();
+    (await waiting[1])?.();
+    expect(await settled(waiting[2] as Promise<unknown>)).toBe('resolved');
+    // Lifted: the RPC is not limited any more, whatever waited runs.
+    const next = [1, 2].map(() => limiter.acquire(RPC, 'default/a.git'));
+    expect(await settled(next[0] as Promise<unknown>)).toBe('pending');
+    limiter.setLimits([]);
+    expect(limiter.isLimited(RPC)).toBe(false);
+    expect(await Promise.all(next.map(settled))).toEqual(['resolved', 'resolved']);
+  });
+
   it('over maxPerRepo + maxQueueSize: RESOURCE_EXHAUSTED "maximum queue size reached" at once', async () => {
     const limiter = new ConcurrencyLimiter([limit({ maxPerRepo: 1, maxQueueSize: 1 })]);
     await limiter.acquire(RPC, 'default/a.git');

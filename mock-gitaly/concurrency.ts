@@ -54,12 +54,35 @@ export interface QueueExit {
   cancel(): void;
 }
 
+function limitsByRpc(limits: readonly ConcurrencyLimit[]): ReadonlyMap<string, ConcurrencyLimit> {
+  return new Map(limits.filter((l) => l.maxPerRepo > 0).map((l) => [l.rpc, l]));
+}
+
 export class ConcurrencyLimiter {
-  private readonly limits: ReadonlyMap<string, ConcurrencyLimit>;
+  private limits: ReadonlyMap<string, ConcurrencyLimit>;
   private readonly keys = new Map<string, KeyState>();
 
   constructor(limits: readonly ConcurrencyLimit[] = []) {
-    this.limits = new Map(limits.filter((l) => l.maxPerRepo > 0).map((l) => [l.rpc, l]));
+    this.limits = limitsByRpc(limits);
+  }
+
+  /**
+   * Replaces the limits (the `gitaly concurrency` control op). Calls running keep their slots; calls
+   * waiting are admitted as far as the new limits allow (all of them where an RPC is no longer
+   * limited); the next calls meet the new limits. A waiter keeps the wait bound it started with.
+   */
+  setLimits(limits: readonly ConcurrencyLimit[]): void {
+    this.limits = limitsByRpc(limits);
+    for (const [key, state] of this.keys) this.admitWaiting(key, state);
+  }
+
+  /** Admits the first waiters of `key` while its RPC's current limit has room (all: not limited). */
+  private admitWaiting(key: string, state: KeyState): void {
+    const limit = this.limits.get(key.slice(0, key.indexOf('\0')));
+    while (state.waiting.length > 0 && (!limit || state.running < limit.maxPerRepo)) {
+      state.running += 1;
+      state.waiting.shift()?.admit();
+    }
   }
 
   /** Whether calls of `rpc` (full method) are limited at all. */
@@ -133,18 +156,14 @@ export class ConcurrencyLimiter {
     });
   }
 
-  /** The release of one admitted call: frees its slot and admits the first waiter. */
+  /** The release of one admitted call: frees its slot and admits the first waiter if the limit has room. */
   private releaser(key: string, state: KeyState): Release {
     let released = false;
     return () => {
       if (released) return;
       released = true;
       state.running -= 1;
-      const next = state.waiting.shift();
-      if (next) {
-        state.running += 1;
-        next.admit();
-      }
+      this.admitWaiting(key, state);
       this.forget(key, state);
     };
   }

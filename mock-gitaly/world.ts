@@ -113,6 +113,8 @@ export interface GitalyWorld {
   journal: GitalyJournal;
   faults: GitalyFaults;
   limiter: ConcurrencyLimiter;
+  /** The limits of the configuration (`reset` goes back to them). */
+  configuredLimits: readonly ConcurrencyLimit[];
 }
 
 export function gitalyWorld(
@@ -125,5 +127,6 @@ export function gitalyWorld(
     journal,
     faults: new GitalyFaults(),
     limiter: new ConcurrencyLimiter(concurrency),
+    configuredLimits: concurrency,
   };
 }

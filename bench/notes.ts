@@ -1,5 +1,5 @@
 /** @file The notes a results file carries: what was run, how, and what its figures mean. */
-import { TUNNEL_SERVICE_NODE_FLAGS } from '../stack/node-flags.js';
+import { BRIDGE_NODE_FLAGS, ROUTER_NODE_FLAGS } from '../stack/node-flags.js';
 import type { BenchOptions } from './options.js';
 import type { GeneratedRepo } from './repo-gen.js';
 import { MIB } from './stats.js';
@@ -14,7 +14,7 @@ export function benchNotes(o: BenchOptions, stackEnv: Record<string, string>, sl
       .join(
         ', ',
       )}: one benchmark user holds up to ${Math.max(...o.concurrency, o.idleTunnels)} tunnels at once.`,
-    `The router and the bridges run as the stack starts them, with \`node ${TUNNEL_SERVICE_NODE_FLAGS.join(' ')}\` (stack/node-flags.ts: V8’s young generation capped; README “Performance”, Memory).`,
+    `The router and the bridges run as the stack starts them, the router with \`node ${ROUTER_NODE_FLAGS.join(' ')}\`, the bridges with \`node ${BRIDGE_NODE_FLAGS.join(' ')}\` (stack/node-flags.ts: V8’s young generation capped, the router’s old generation allowed to grow to 4× its live heap; README “Performance”, Memory).`,
     `The nginx contender is Debian’s nginx started by the benchmark on a loopback port with a generated config (\`fastcgi_buffering off\`, \`client_max_body_size 0\`), in front of ${o.fcgiChildren} preforked fcgiwrap processes running \`git http-backend\` (\`GIT_PROJECT_ROOT\` of symlinks to the same repositories, \`GIT_HTTP_EXPORT_ALL\`, \`REMOTE_USER\` set so receive-pack is on, \`Git-Protocol\` passed on); no authentication. The cells path over HTTP clones \`http://bob:bob-password@<router HTTP front>/<project>.git\`: router → bridge (Rails pre-authorization per request) → mock Gitaly SmartHTTPService.`,
     'SSH ciphers: the rows that name none use the cipher OpenSSH’s client picks from its own list (the negotiated line above: ChaCha20-Poly1305 with both servers); the AES-GCM rows add `-c aes128-gcm@openssh.com` to the same ssh command line, for OpenSSH and the cells path, in the same rounds as the other large clones.',
     'Cells-path pushes run Gitaly-style hooks (pre-receive → Rails `/allowed`, post-receive); over SSH and HTTP; direct, OpenSSH and nginx pushes have no hooks.',

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startProxy, testProxyConfig } from '../edge/proxy-process.js';
 import { projectRoot } from '../lib/proto.js';
 import { stackPaths } from '../stack/layout.js';
-import { TUNNEL_SERVICE_NODE_FLAGS } from '../stack/node-flags.js';
+import { ROUTER_NODE_FLAGS } from '../stack/node-flags.js';
 import { freePort } from './openssh.js';
 import { sleep, stopChild } from './proc.js';
 import { type BenchStack, startLoggedService } from './stack-runner.js';
@@ -57,7 +57,7 @@ export async function startBalancedRouter(
   const main = join(projectRoot(), 'dist', 'router', 'main.js');
   const logFile = join(paths.logDir, `${name}.log`);
   const service = startLoggedService(
-    [...TUNNEL_SERVICE_NODE_FLAGS, main, '--config', configFile],
+    [...ROUTER_NODE_FLAGS, main, '--config', configFile],
     { ...process.env, ...opts.env },
     logFile,
   );

@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } 
 import { join } from 'node:path';
 import { projectRoot } from '../lib/proto.js';
 import { EXIT_ADDRESS_IN_USE, findSpareOffset, stackPaths } from '../stack/layout.js';
-import { TUNNEL_SERVICE_NODE_FLAGS } from '../stack/node-flags.js';
+import { BRIDGE_NODE_FLAGS } from '../stack/node-flags.js';
 import { exited, sleep, stopChild, track, waitExit } from './proc.js';
 
 /** The parts of `<data>/stack.json` (written by `npm start`) the benchmark reads. */
@@ -182,7 +182,7 @@ export async function startExtraBridge(
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   const logFile = join(paths.logDir, `${name}.log`);
   const service = startLoggedService(
-    [...TUNNEL_SERVICE_NODE_FLAGS, join(projectRoot(), 'dist', 'bridge', 'main.js'), '--config', configFile],
+    [...BRIDGE_NODE_FLAGS, join(projectRoot(), 'dist', 'bridge', 'main.js'), '--config', configFile],
     { ...process.env, ...opts.env },
     logFile,
   );

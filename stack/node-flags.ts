@@ -21,7 +21,7 @@
  * tunnel" (README "Performance", Memory). Their pack bytes are off-heap Buffers; interleaved A/B of
  * the benchmark's large clone and bridge-only throughput measured no CPU cost.
  *
- * `--heap-growing-percent=300` for the router and the bridge: after each mark-compact the old
+ * `--heap-growing-percent=300` for the router: after each mark-compact the old
  * generation may grow to 4× the live heap (V8 picks 1.1–4× from its GC-speed estimate, at least
  * live + 8 MiB) before incremental marking starts again. Their live heap is ~12 MiB, but every
  * chunk they relay is an off-heap Buffer, and those that wait in a write queue across two young
@@ -32,15 +32,27 @@
  * pack, `--trace-gc`: "finalize incremental marking via task"): the router's "slow mode", 2.4–3.1 s
  * of CPU per large clone after 15 s idle against 0.9–1.2 s with this flag, five fresh stacks each
  * (`--no-memory-reducer` alone: 1.7–2.9 s). RSS per idle tunnel unchanged (router 42, bridge 52 KiB).
+ *
+ * Not for the bridge, nor for mock Gitaly (measured 2026-12-06). The bridge's CPU per large clone after
+ * the same 12 s idle was the same without it (0.49–0.67 s with, 0.48–0.70 s without; 2 rounds of 5
+ * fresh stacks each way, interleaved), and with it an 8-minute soak saw the bridges' heap climb from 15
+ * to 40 MiB without a mark-compact (the limit: 4× live) and their RSS by +14 to +20 % after the warm-up,
+ * over the soak's 10 %. Mock Gitaly's push path is where it would save most: a push's pack arrives as
+ * grpc-js messages of up to 128 KiB that wait in git's stdin queue across two young collections, are
+ * promoted and counted against an old-generation limit `--optimize-for-size` keeps at live + 2 MiB, so
+ * the 6 pushes of `npm run bench -- --only push` ran 85 incremental mark-compacts (4.6 s of its CPU);
+ * with this flag added, 4 (2.5 s). But the same soak then saw mock Gitaly's RSS +11.6 % after the
+ * warm-up: the soak's bar is kept, and the push ratios carry that cost (README "Performance").
  */
 const SMALL_HEAP = ['--optimize-for-size'] as const;
-export const TUNNEL_SERVICE_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=300'] as const;
+export const BRIDGE_NODE_FLAGS = ['--max-semi-space-size=2'] as const;
+export const ROUTER_NODE_FLAGS = [...BRIDGE_NODE_FLAGS, '--heap-growing-percent=300'] as const;
 
 const FLAGS: Readonly<Record<string, readonly string[]>> = {
   'mock-gitaly': SMALL_HEAP,
   'mock-cell': SMALL_HEAP,
-  router: TUNNEL_SERVICE_NODE_FLAGS,
-  bridge: TUNNEL_SERVICE_NODE_FLAGS,
+  router: ROUTER_NODE_FLAGS,
+  bridge: BRIDGE_NODE_FLAGS,
 };
 
 export function nodeFlagsFor(service: string): readonly string[] {

@@ -63,7 +63,7 @@ describe('the services’ node flags', () => {
     expect(nodeFlagsFor('mock-gitaly')).toEqual(['--optimize-for-size']);
     expect(nodeFlagsFor('mock-cell')).toEqual(['--optimize-for-size']);
     expect(nodeFlagsFor('router')).toEqual(['--max-semi-space-size=2', '--heap-growing-percent=300']);
-    expect(nodeFlagsFor('bridge')).toEqual(['--max-semi-space-size=2', '--heap-growing-percent=300']);
+    expect(nodeFlagsFor('bridge')).toEqual(['--max-semi-space-size=2']);
     expect(nodeFlagsFor('topology-service')).toEqual([]);
   });
 });

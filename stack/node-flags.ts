@@ -43,6 +43,7 @@
  * the 6 pushes of `npm run bench -- --only push` ran 85 incremental mark-compacts (4.6 s of its CPU);
  * with this flag added, 4 (2.5 s). But the same soak then saw mock Gitaly's RSS +11.6 % after the
  * warm-up: the soak's bar is kept, and the push ratios carry that cost (README "Performance").
+ * The 8-minute soak with the bridges back on the young-generation cap alone: bridges +2.4 to +2.9 %.
  */
 const SMALL_HEAP = ['--optimize-for-size'] as const;
 export const BRIDGE_NODE_FLAGS = ['--max-semi-space-size=2'] as const;

@@ -23,8 +23,8 @@
  *
  * `--heap-growing-percent=300` for the router: after each mark-compact the old
  * generation may grow to 4× the live heap (V8 picks 1.1–4× from its GC-speed estimate, at least
- * live + 8 MiB) before incremental marking starts again. Their live heap is ~12 MiB, but every
- * chunk they relay is an off-heap Buffer, and those that wait in a write queue across two young
+ * live + 8 MiB) before incremental marking starts again. Its live heap is ~12 MiB, but every
+ * chunk it relays is an off-heap Buffer, and those that wait in a write queue across two young
  * collections are promoted and counted against that limit until the next mark-compact. Once V8's
  * memory reducer has run (8 s after start-up, when the process is idle: every router in production,
  * every stack the benchmark left idle between workloads) it grows the heap slowly, the limit
